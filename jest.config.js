@@ -1,0 +1,34 @@
+/**
+ * Jest runs the TypeScript sources as native ES modules (NestJS 12 ships ESM
+ * only), so it needs `NODE_OPTIONS=--experimental-vm-modules`: use the npm
+ * scripts.
+ *
+ * @type {import('jest').Config}
+ */
+const shared = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  // Sources import each other as `./file.js`, as Node's ESM resolution needs.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+};
+
+export default {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+      setupFiles: ['<rootDir>/test/support/environment.ts'],
+    },
+  ],
+};

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+
+import { AuthModule } from './auth/auth.module.js';
+import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
+import { appConfig } from './config/app.config.js';
+import { authConfig } from './config/auth.config.js';
+import { databaseConfig } from './config/database.config.js';
+import { DatabaseModule } from './database/database.module.js';
+import { HttpErrorFilter } from './errors/http-error.filter.js';
+import { HealthModule } from './health/health.module.js';
+import { PlantsModule } from './plants/plants.module.js';
+import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
+
+@Module({
+  imports: [
+    ConfigModule.forRoot({
+      isGlobal: true,
+      cache: true,
+      load: [appConfig, databaseConfig, authConfig],
+      // Tests say everything they need; a developer's .env must not leak into them.
+      ignoreEnvFile: process.env.NODE_ENV === 'test',
+    }),
+    DatabaseModule,
+    AuthModule,
+    HealthModule,
+    PlantsModule,
+  ],
+  providers: [
+    { provide: APP_GUARD, useExisting: BearerAuthGuard },
+    { provide: APP_FILTER, useClass: HttpErrorFilter },
+    { provide: APP_PIPE, useClass: StrictValidationPipe },
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,37 @@
+import { HttpStatus } from '@nestjs/common';
+
+import { HttpExceptionWithHeaders } from '../errors/error-status.js';
+import type { Scope } from './scopes.js';
+
+export const AUTH_REALM = 'plant-store';
+
+/** RFC 6750 §3: the challenge that goes with a refused bearer token. */
+export class BearerChallenge extends HttpExceptionWithHeaders {
+  static missingToken(): BearerChallenge {
+    return new BearerChallenge(
+      HttpStatus.UNAUTHORIZED,
+      'A bearer token is required: send Authorization: Bearer <token>',
+      `Bearer realm="${AUTH_REALM}"`,
+    );
+  }
+
+  static invalidToken(): BearerChallenge {
+    return new BearerChallenge(
+      HttpStatus.UNAUTHORIZED,
+      'The bearer token is invalid or expired',
+      `Bearer realm="${AUTH_REALM}", error="invalid_token"`,
+    );
+  }
+
+  static insufficientScope(scope: Scope): BearerChallenge {
+    return new BearerChallenge(
+      HttpStatus.FORBIDDEN,
+      `The bearer token lacks the ${scope} scope`,
+      `Bearer realm="${AUTH_REALM}", error="insufficient_scope", scope="${scope}"`,
+    );
+  }
+
+  private constructor(status: HttpStatus, message: string, challenge: string) {
+    super(status, message, { 'WWW-Authenticate': challenge });
+  }
+}

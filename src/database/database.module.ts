@@ -1,0 +1,49 @@
+import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
+import { buildDataSourceOptions } from './data-source-options.js';
+import { DatabaseServer } from './database-server.js';
+import { DatabaseServerModule } from './database-server.module.js';
+import { runMigrations } from './migrations.js';
+
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      imports: [DatabaseServerModule],
+      inject: [DatabaseServer, databaseConfig.KEY],
+      useFactory: (server: DatabaseServer, config: DatabaseConfig) => ({
+        ...buildDataSourceOptions({ url: server.url, poolSize: config.poolSize }),
+        retryAttempts: 0,
+      }),
+    }),
+    DatabaseServerModule,
+  ],
+})
+export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Database');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly server: DatabaseServer,
+    @Inject(databaseConfig.KEY) private readonly config: DatabaseConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.runMigrations) {
+      await runMigrations(this.dataSource, this.logger);
+    }
+  }
+
+  /**
+   * The pool closes before the server it talks to stops. (TypeORM's module
+   * would close the pool too, but Nest shuts global modules down last.)
+   */
+  async onApplicationShutdown(): Promise<void> {
+    if (this.dataSource.isInitialized) {
+      await this.dataSource.destroy();
+    }
+    await this.server.stop();
+  }
+}

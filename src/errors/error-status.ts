@@ -1,0 +1,87 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+
+import { isDatabaseUnavailableError } from '../database/database-errors.js';
+import { DomainError, type DomainErrorKind } from './domain-error.js';
+
+/** How a failure is answered: the one table from failures to HTTP. */
+export interface FailureResponse {
+  readonly status: number;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Expected failures are the client's or the environment's; only the others are bugs worth a stack trace. */
+  readonly expected: boolean;
+}
+
+export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
+export const RETRY_AFTER_SECONDS = 1;
+
+const STATUS_BY_DOMAIN_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
+  conflict: HttpStatus.CONFLICT,
+  'not-found': HttpStatus.NOT_FOUND,
+  unavailable: HttpStatus.SERVICE_UNAVAILABLE,
+};
+
+const RETRY_LATER = { 'Retry-After': String(RETRY_AFTER_SECONDS) } as const;
+
+/** An HTTP failure that carries headers of its own, such as `WWW-Authenticate`. */
+export class HttpExceptionWithHeaders extends HttpException {
+  constructor(
+    status: HttpStatus,
+    message: string,
+    readonly headers: Readonly<Record<string, string>>,
+  ) {
+    super(message, status);
+  }
+}
+
+export function toFailureResponse(exception: unknown): FailureResponse {
+  if (exception instanceof DomainError) {
+    const status = STATUS_BY_DOMAIN_KIND[exception.kind];
+    return {
+      status,
+      message: exception.message,
+      headers: status === HttpStatus.SERVICE_UNAVAILABLE ? RETRY_LATER : undefined,
+      expected: true,
+    };
+  }
+  if (exception instanceof HttpException) {
+    return fromHttpException(exception);
+  }
+  if (isDatabaseUnavailableError(exception)) {
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      message: 'The database is unavailable; retry later',
+      headers: RETRY_LATER,
+      expected: true,
+    };
+  }
+  return { status: HttpStatus.INTERNAL_SERVER_ERROR, message: INTERNAL_ERROR_MESSAGE, expected: false };
+}
+
+function fromHttpException(exception: HttpException): FailureResponse {
+  const status: number = exception.getStatus();
+  const headers = exception instanceof HttpExceptionWithHeaders ? exception.headers : undefined;
+  if (status >= 500) {
+    const unavailable = status === Number(HttpStatus.SERVICE_UNAVAILABLE);
+    return {
+      status,
+      // A 5xx message may carry internals; the client gets the status's meaning only.
+      message: unavailable ? 'The service is unavailable; retry later' : INTERNAL_ERROR_MESSAGE,
+      headers: unavailable ? { ...RETRY_LATER, ...headers } : headers,
+      expected: unavailable,
+    };
+  }
+  return { status, message: messageOf(exception), headers, expected: true };
+}
+
+function messageOf(exception: HttpException): string {
+  const response = exception.getResponse();
+  if (typeof response === 'string') {
+    return response;
+  }
+  const message = (response as { message?: unknown }).message;
+  if (Array.isArray(message)) {
+    return message.map(String).join('; ');
+  }
+  return typeof message === 'string' ? message : exception.message;
+}

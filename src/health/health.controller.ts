@@ -1,0 +1,37 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
+
+import { Public } from '../auth/public.decorator.js';
+import { ERROR_DESCRIPTIONS } from '../errors/api-error-responses.decorator.js';
+import { ErrorDto } from '../errors/error.dto.js';
+import { DatabaseHealthIndicator } from './database.health.js';
+
+const DATABASE_PING_TIMEOUT_MS = 1000;
+
+@Public()
+@ApiTags('health')
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: DatabaseHealthIndicator,
+  ) {}
+
+  @Get('live')
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process is up and serving HTTP' })
+  @ApiOkResponse({ description: 'The process is alive' })
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: the database answers a ping' })
+  @ApiOkResponse({ description: 'Ready to serve requests' })
+  @ApiServiceUnavailableResponse({ description: ERROR_DESCRIPTIONS[503], type: ErrorDto })
+  ready() {
+    return this.health.check([() => this.database.ping('database', DATABASE_PING_TIMEOUT_MS)]);
+  }
+}

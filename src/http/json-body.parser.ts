@@ -1,0 +1,96 @@
+import { isUtf8 } from 'node:buffer';
+
+import { BadRequestException, HttpStatus, UnsupportedMediaTypeException } from '@nestjs/common';
+import contentType from 'content-type';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import getRawBody from 'raw-body';
+import typeIs from 'type-is';
+
+import { HttpExceptionWithHeaders } from '../errors/error-status.js';
+import { JsonSyntaxError, parseJson } from './json.js';
+
+export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
+export const JSON_MEDIA_TYPE = 'application/json';
+
+/**
+ * Reads and parses `application/json` request bodies (any parameters, any
+ * letter case), and nothing else: other bodies stay unread, and a route that
+ * expects JSON answers them 415 (see `@JsonBody()`).
+ *
+ * Unlike Express's `json()` parser it answers an oversized body at once, and
+ * closes the connection instead of reading the rest of it; it refuses bytes
+ * that are not UTF-8 instead of replacing them; and it keeps every digit of
+ * large integers (see `parseJson`).
+ */
+export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
+  return function parseJsonBody(request: Request, _response: Response, next: NextFunction): void {
+    if (!typeIs.hasBody(request) || !typeIs(request, [JSON_MEDIA_TYPE])) {
+      next();
+      return;
+    }
+    const refusal = refuseUnreadableBody(request);
+    if (refusal) {
+      next(refusal);
+      return;
+    }
+    getRawBody(request, { length: request.headers['content-length'], limit }, (error, buffer) => {
+      if (error) {
+        next(readFailure(error, limit));
+        return;
+      }
+      if (!isUtf8(buffer)) {
+        next(new BadRequestException('Request body is not valid UTF-8'));
+        return;
+      }
+      try {
+        request.body = parseJson(buffer.toString('utf8'));
+      } catch (parseError) {
+        next(syntaxFailure(parseError, buffer.length));
+        return;
+      }
+      next();
+    });
+  };
+}
+
+function refuseUnreadableBody(request: Request): Error | undefined {
+  let charset: string | undefined;
+  try {
+    charset = contentType.parse(request.headers['content-type'] ?? '').parameters.charset?.toLowerCase();
+  } catch {
+    return new UnsupportedMediaTypeException('Content-Type header is malformed');
+  }
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    return new UnsupportedMediaTypeException('JSON request bodies must be encoded as UTF-8');
+  }
+  const encoding = request.headers['content-encoding']?.toLowerCase() ?? 'identity';
+  if (encoding !== 'identity') {
+    return new UnsupportedMediaTypeException(
+      'Compressed request bodies (Content-Encoding) are not supported',
+    );
+  }
+  return undefined;
+}
+
+function readFailure(error: getRawBody.RawBodyError, limit: number): Error {
+  if (error.type === 'entity.too.large') {
+    // The rest of the body is never read: the connection goes with the answer.
+    return new HttpExceptionWithHeaders(
+      HttpStatus.PAYLOAD_TOO_LARGE,
+      `Request body is larger than ${limit} bytes`,
+      { Connection: 'close' },
+    );
+  }
+  if (error.type === 'request.size.invalid') {
+    return new BadRequestException('Request body length does not match Content-Length');
+  }
+  return new BadRequestException('Request body could not be read');
+}
+
+function syntaxFailure(error: unknown, length: number): Error {
+  if (length === 0) {
+    return new BadRequestException('Request body is empty; a JSON object is required');
+  }
+  const reason = error instanceof JsonSyntaxError ? error.message : 'unreadable JSON';
+  return new BadRequestException(`Request body is not valid JSON: ${reason}`);
+}

@@ -1,0 +1,95 @@
+import { LosslessNumber, parse as parseLossless } from 'lossless-json';
+
+/** Deeper JSON is refused before any recursive code sees it. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Integers need no more digits than int64's extremes have; longer ones stay unparsed. */
+const MAX_INTEGER_DIGITS = 40;
+
+export class JsonSyntaxError extends Error {
+  override readonly name = 'JsonSyntaxError';
+}
+
+/**
+ * Parses a request body without losing any digit of an integer.
+ *
+ * `JSON.parse` rounds integers beyond 2^53 and rounds away fractions it cannot
+ * represent (`1.00000000000000001` becomes `1`). Bodies where that cannot
+ * happen (the usual case) keep its speed; the others are parsed again with
+ * `lossless-json`, where an integer-valued literal (`7`, `7.0`, `7e0`) becomes
+ * a `number` when it is safe and a `bigint` when it is not, and any other
+ * number stays a `LosslessNumber` that no integer rule accepts.
+ */
+export function parseJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new JsonSyntaxError(error instanceof Error ? error.message : String(error));
+  }
+  const { depth, hasUnsafeInteger } = inspect(value);
+  if (depth > MAX_JSON_DEPTH) {
+    throw new JsonSyntaxError(`JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  if (!hasUnsafeInteger && !MAY_LOSE_PRECISION.test(text)) {
+    return value;
+  }
+  return parseLossless(text, null, {
+    parseNumber: parseExactNumber,
+    // The same rule as JSON.parse, so that both paths agree.
+    onDuplicateKey: ({ newValue }) => newValue,
+  });
+}
+
+/** A digit followed by a fraction or an exponent: JSON.parse may have rounded it. */
+const MAY_LOSE_PRECISION = /\d[.eE]/;
+
+function inspect(root: unknown): { depth: number; hasUnsafeInteger: boolean } {
+  let depth = 0;
+  let hasUnsafeInteger = false;
+  // Iterative, so that no body can exhaust the stack.
+  const pending: Array<[unknown, number]> = [[root, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, level] = next;
+    if (typeof value === 'number') {
+      hasUnsafeInteger ||= Number.isInteger(value) && !Number.isSafeInteger(value);
+    } else if (value !== null && typeof value === 'object') {
+      depth = Math.max(depth, level);
+      if (depth > MAX_JSON_DEPTH) {
+        break;
+      }
+      for (const child of Object.values(value)) {
+        pending.push([child, level + 1]);
+      }
+    }
+  }
+  return { depth, hasUnsafeInteger };
+}
+
+const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/** The exact value of a JSON number literal, following JSON Schema's notion of an integer. */
+export function parseExactNumber(literal: string): number | bigint | LosslessNumber {
+  const match = NUMBER_LITERAL.exec(literal);
+  if (!match) {
+    return new LosslessNumber(literal);
+  }
+  const [, sign, integerDigits, fractionDigits = '', exponentText = '0'] = match;
+  let digits = (integerDigits + fractionDigits).replace(/^0+/, '');
+  if (digits === '') {
+    return 0;
+  }
+  // Clamp: beyond these bounds the value is far outside any integer we accept.
+  const exponent = Math.max(-1000, Math.min(1000, Number(exponentText)));
+  let scale = exponent - fractionDigits.length;
+  while (scale < 0 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1);
+    scale++;
+  }
+  if (scale < 0 || digits.length + scale > MAX_INTEGER_DIGITS) {
+    return new LosslessNumber(literal);
+  }
+  const integer = BigInt(`${sign}${digits}${'0'.repeat(scale)}`);
+  const asNumber = Number(integer);
+  return Number.isSafeInteger(asNumber) ? asNumber : integer;
+}

@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+
+import { Logger } from '@nestjs/common';
+
+import { createApp } from './app.setup.js';
+import { DEV_TOKEN } from './auth/dev-token.js';
+import { appConfig, type AppConfig } from './config/app.config.js';
+import { InvalidConfigurationError } from './config/validate-env.js';
+
+async function bootstrap(): Promise<void> {
+  const app = await createApp();
+  app.enableShutdownHooks();
+  const config = app.get<AppConfig>(appConfig.KEY);
+  await app.listen(config.port, config.host);
+
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  const logger = new Logger('Bootstrap');
+  logger.log(`Plant Store is listening on ${base} (Swagger UI: ${base}/docs)`);
+  const devToken = app.get<string | undefined>(DEV_TOKEN);
+  if (devToken) {
+    // Development only, and on the terminal rather than in the log: production never has a dev token.
+    process.stdout.write(
+      `\n  Development bearer token (no AUTH_TOKENS set; kept in .data/dev-token):\n\n    ${devToken}\n\n` +
+        `  Try: curl -X POST ${base}/plants -H 'Authorization: Bearer ${devToken}' \\\n` +
+        `         -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera"}'\n\n`,
+    );
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  const message =
+    error instanceof InvalidConfigurationError
+      ? error.message
+      : error instanceof Error
+        ? error.stack
+        : String(error);
+  process.stderr.write(`Plant Store failed to start: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+
+import {
+  PLANT_NAME_DESCRIPTION,
+  PLANT_NAME_RULES,
+  PLANT_TAG_DESCRIPTION,
+  PLANT_TAG_RULES,
+} from './plant-fields.js';
+
+/** A stored plant as clients see it: `name`, and `tag` only when there is one. */
+@ApiSchema({ name: 'Plant', description: 'A plant in the store' })
+export class PlantDto {
+  @ApiProperty({
+    type: 'string',
+    description: PLANT_NAME_DESCRIPTION,
+    minLength: PLANT_NAME_RULES.minLength,
+    maxLength: PLANT_NAME_RULES.maxLength,
+    example: 'Monstera deliciosa',
+  })
+  readonly name!: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    description: PLANT_TAG_DESCRIPTION,
+    minLength: PLANT_TAG_RULES.minLength,
+    maxLength: PLANT_TAG_RULES.maxLength,
+    example: 'aroid',
+  })
+  readonly tag?: string;
+
+  /** Never `null` and never an `id`: absent fields are left out. */
+  static from(plant: { readonly name: string; readonly tag: string | null }): PlantDto {
+    return plant.tag === null ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+  }
+}

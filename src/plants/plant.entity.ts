@@ -1,0 +1,25 @@
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+
+export const PLANT_TEXT_MAX_LENGTH = 255;
+
+/**
+ * A stored plant. The table is the schema's source of truth for migrations;
+ * the wire shapes live in `dto/`, and this class is never sent to a client.
+ */
+@Entity({ name: 'plants' })
+@Check('plants_name_length', `char_length(name) BETWEEN 1 AND ${PLANT_TEXT_MAX_LENGTH}`)
+@Check('plants_tag_length', `tag IS NULL OR char_length(tag) BETWEEN 1 AND ${PLANT_TEXT_MAX_LENGTH}`)
+export class Plant {
+  /** int64; `pg` hands `bigint` over as a decimal string so that no digit is lost. */
+  @PrimaryColumn({ type: 'bigint', primaryKeyConstraintName: 'plants_pkey' })
+  id!: string;
+
+  @Column({ type: 'varchar', length: PLANT_TEXT_MAX_LENGTH })
+  name!: string;
+
+  @Column({ type: 'varchar', length: PLANT_TEXT_MAX_LENGTH, nullable: true })
+  tag!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

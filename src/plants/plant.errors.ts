@@ -1,0 +1,11 @@
+import { DomainError } from '../errors/domain-error.js';
+
+/** The id is stored already, with another name or tag: ids are never overwritten. */
+export class PlantIdTakenError extends DomainError {
+  override readonly name = 'PlantIdTakenError';
+  readonly kind = 'conflict';
+
+  constructor(readonly id: string) {
+    super(`Plant id ${id} is already taken by a plant with a different name or tag`);
+  }
+}

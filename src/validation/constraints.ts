@@ -1,0 +1,80 @@
+import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
+
+import { INT64_MAX, INT64_MIN, isInt64 } from '../common/int64.js';
+
+/**
+ * The rules of the wire contract that class-validator does not have, or has
+ * with a different meaning: each decorator is one rule with one message.
+ */
+
+/** The property may be left out, but not sent as `null`: JSON Schema's "optional". */
+export function IsOptionalNotNull(): PropertyDecorator {
+  return ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+}
+
+/** An integer in the int64 range, exact (see `parseJson` for how big ones arrive). */
+export function IsInt64(options?: ValidationOptions): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isInt64',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: `$property must be an integer from ${INT64_MIN} to ${INT64_MAX}`,
+        ...options,
+      },
+      validator: { validate: isInt64 },
+    });
+}
+
+export interface TextRules {
+  readonly minLength: number;
+  readonly maxLength: number;
+  /** Refuse strings made only of white space. */
+  readonly notBlank?: boolean;
+}
+
+/**
+ * A string that PostgreSQL can store exactly as sent, whose length in Unicode
+ * code points (JSON Schema's and PostgreSQL's notion of a character, not
+ * UTF-16 units) is within bounds: well-formed (no lone surrogate, which would
+ * be stored as U+FFFD) and free of U+0000 (which `text` cannot hold).
+ */
+export function IsText(rules: TextRules, options?: ValidationOptions): PropertyDecorator {
+  const blank = rules.notBlank ? ' that is not only white space' : '';
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isText',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: {
+        message: `$property must be a string of ${rules.minLength} to ${rules.maxLength} characters${blank}, without U+0000`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => isText(value, rules) },
+    });
+}
+
+export function isText(value: unknown, rules: TextRules): value is string {
+  if (typeof value !== 'string' || value.includes('\u0000') || !value.isWellFormed()) {
+    return false;
+  }
+  const length = countCodePoints(value);
+  if (length < rules.minLength || length > rules.maxLength) {
+    return false;
+  }
+  return !rules.notBlank || value.trim().length > 0;
+}
+
+function countCodePoints(value: string): number {
+  let count = 0;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    // A high surrogate starts a pair (the string is known to be well-formed).
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      index++;
+    }
+    count++;
+  }
+  return count;
+}

@@ -1,0 +1,21 @@
+import { TEST_TOKEN } from './environment.js';
+
+let nextId = 1000;
+
+/** A valid NewPlant body with a fresh id; override any field, or drop one with `undefined`. */
+export function newPlant(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    id: nextId++,
+    name: 'Monstera deliciosa',
+    tag: 'aroid',
+    ...overrides,
+  };
+  for (const key of Object.keys(body)) {
+    if (body[key] === undefined) {
+      delete body[key];
+    }
+  }
+  return body;
+}
+
+export const AUTH = { Authorization: `Bearer ${TEST_TOKEN}` } as const;
