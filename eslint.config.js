@@ -25,6 +25,11 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // Command-line scripts talk to their user on the console.
+    files: ['scripts/**', 'bench/**'],
+    rules: { 'no-console': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts'],
     rules: {
       // supertest bodies and jest matchers are typed `any` by their libraries.

@@ -10,6 +10,8 @@ import { databaseConfig } from './config/database.config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
 
@@ -22,6 +24,8 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
+    LoggingModule,
+    LifecycleModule,
     DatabaseModule,
     AuthModule,
     HealthModule,

@@ -1,21 +1,35 @@
 import 'reflect-metadata';
 
+import type { AddressInfo } from 'node:net';
+
 import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 
 import { createApp } from './app.setup.js';
 import { DEV_TOKEN } from './auth/dev-token.js';
 import { appConfig, type AppConfig } from './config/app.config.js';
-import { InvalidConfigurationError } from './config/validate-env.js';
+import { InvalidConfigurationError } from './config/configuration-error.js';
+import { enableGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
-  app.enableShutdownHooks();
-  const config = app.get<AppConfig>(appConfig.KEY);
-  await app.listen(config.port, config.host);
+  try {
+    const config = app.get<AppConfig>(appConfig.KEY);
+    enableGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutMs });
+    await app.listen(config.port, config.host);
+    announce(app, config);
+  } catch (error) {
+    // Release what start-up took (the pool, an embedded PostgreSQL) before giving up.
+    await app.close().catch(() => undefined);
+    throw error;
+  }
+}
 
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-  const logger = new Logger('Bootstrap');
-  logger.log(`Plant Store is listening on ${base} (Swagger UI: ${base}/docs)`);
+function announce(app: NestExpressApplication, config: AppConfig): void {
+  // The port actually bound: PORT=0 asks for any free one.
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  new Logger('Bootstrap').log(`Plant Store is listening on ${base} (Swagger UI: ${base}/docs)`);
   const devToken = app.get<string | undefined>(DEV_TOKEN);
   if (devToken) {
     // Development only, and on the terminal rather than in the log: production never has a dev token.

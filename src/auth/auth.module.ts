@@ -4,7 +4,7 @@ import { Module } from '@nestjs/common';
 
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { InvalidConfigurationError } from '../config/validate-env.js';
+import { InvalidConfigurationError } from '../config/configuration-error.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { DEV_TOKEN, loadOrCreateDevToken } from './dev-token.js';

@@ -1,32 +1,9 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
-import { Type } from 'class-transformer';
-import { IsBooleanString, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 
-import { parseBooleanEnv, validateEnv } from './validate-env.js';
-
-class DatabaseEnvironment {
-  @IsOptional()
-  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
-  DATABASE_URL?: string;
-
-  @IsOptional()
-  @IsBooleanString()
-  DATABASE_MIGRATIONS_RUN?: string;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(200)
-  DATABASE_POOL_SIZE?: number;
-
-  @IsOptional()
-  @IsString()
-  EMBEDDED_POSTGRES_DIR?: string;
-}
+import { parseBooleanEnv, readEnvironment } from './environment.js';
 
 export const databaseConfig = registerAs('database', () => {
-  const env = validateEnv(DatabaseEnvironment);
+  const env = readEnvironment();
   return {
     /** Unset means: start an embedded PostgreSQL (refused in production). */
     url: env.DATABASE_URL || undefined,

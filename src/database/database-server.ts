@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 
 import type { AppConfig } from '../config/app.config.js';
 import type { DatabaseConfig } from '../config/database.config.js';
-import { InvalidConfigurationError } from '../config/validate-env.js';
+import { InvalidConfigurationError } from '../config/configuration-error.js';
 import { EmbeddedPostgres } from './embedded-postgres.js';
 
 export const EMBEDDED_DATABASE_NAME = 'plant_store';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { arch, platform, userInfo } from 'node:os';
+import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -66,6 +66,7 @@ export class EmbeddedPostgres {
     const binaries = await loadBinaries();
     const runAs = await ensureUnprivilegedUser();
     const password = await readOrCreatePassword(`${dataDir}.password`);
+    await claimDataDir(`${dataDir}.owner`);
 
     if (!(await exists(join(dataDir, 'PG_VERSION')))) {
       options.log?.log(`Initialising an embedded PostgreSQL cluster in ${dataDir}`);
@@ -101,6 +102,7 @@ export class EmbeddedPostgres {
   /** Fast shutdown: open sessions are ended, committed data is kept (unless ephemeral). */
   async stop(): Promise<void> {
     await pgCtl(this.binaries, this.runAs, ['stop', '--wait', '--mode=fast', `--pgdata=${this.dataDir}`]);
+    await rm(`${this.dataDir}.owner`, { force: true });
     if (this.ephemeral) {
       await rm(this.dataDir, { recursive: true, force: true });
       await rm(`${this.dataDir}.password`, { force: true });
@@ -158,31 +160,67 @@ async function initialiseCluster(
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (runAs.uid !== undefined && runAs.gid !== undefined) {
     await chown(dataDir, runAs.uid, runAs.gid);
+    await assertReachable(dataDir, runAs);
   }
-  // initdb reads the superuser's password from a file: a short-lived one that
-  // only the server's user can read.
-  const passwordFile = join(dirname(dataDir), `.initdb-password-${process.pid}`);
-  await writeFile(passwordFile, `${password}\n`, { mode: 0o600 });
+  // initdb reads the superuser's password from a file: a short-lived one, in
+  // the temporary folder (which the server's user can reach), for its eyes only.
+  const passwordFile = join(tmpdir(), `plant-store-initdb-${randomBytes(8).toString('hex')}`);
+  await writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
   try {
     if (runAs.uid !== undefined && runAs.gid !== undefined) {
       await chown(passwordFile, runAs.uid, runAs.gid);
     }
-    await run(
-      binaries.initdb,
-      [
-        `--pgdata=${dataDir}`,
-        `--username=${USER}`,
-        `--pwfile=${passwordFile}`,
-        '--auth=scram-sha-256',
-        '--encoding=UTF8',
-        '--locale=C',
-      ],
-      { ...runAs },
-    );
+    const args = [
+      `--pgdata=${dataDir}`,
+      `--username=${USER}`,
+      `--pwfile=${passwordFile}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--locale=C',
+    ];
+    await run(binaries.initdb, args, { ...runAs });
   } catch (error) {
     throw new Error(`initdb failed for ${dataDir}: ${describe(error)}`);
   } finally {
     await rm(passwordFile, { force: true });
+  }
+}
+
+/** PostgreSQL, run as another user, must be able to reach its data directory through every parent. */
+async function assertReachable(dataDir: string, runAs: RunAs): Promise<void> {
+  const reachable = await run('test', ['-x', dataDir], { ...runAs }).then(
+    () => true,
+    () => false,
+  );
+  if (!reachable) {
+    throw new Error(
+      `PostgreSQL runs as user ${USER}, who cannot reach ${dataDir} (a parent folder is closed to other users): ` +
+        'set EMBEDDED_POSTGRES_DIR to a folder it can reach',
+    );
+  }
+}
+
+/**
+ * One process owns a data directory at a time. A server left running by an
+ * owner that is gone (killed, crashed) is stopped and started afresh; one
+ * whose owner is alive is not touched.
+ */
+async function claimDataDir(ownerFile: string): Promise<void> {
+  const owner = Number(await readFile(ownerFile, 'utf8').catch(() => ''));
+  if (owner && owner !== process.pid && isAlive(owner)) {
+    throw new Error(
+      `Another process (pid ${owner}) runs the embedded PostgreSQL in ${ownerFile.replace(/\.owner$/, '')}: stop it, or set EMBEDDED_POSTGRES_DIR`,
+    );
+  }
+  await writeFile(ownerFile, `${process.pid}\n`, { mode: 0o644 });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

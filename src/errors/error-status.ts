@@ -61,17 +61,26 @@ export function toFailureResponse(exception: unknown): FailureResponse {
 function fromHttpException(exception: HttpException): FailureResponse {
   const status: number = exception.getStatus();
   const headers = exception instanceof HttpExceptionWithHeaders ? exception.headers : undefined;
-  if (status >= 500) {
-    const unavailable = status === Number(HttpStatus.SERVICE_UNAVAILABLE);
+  if (status === Number(HttpStatus.SERVICE_UNAVAILABLE)) {
     return {
       status,
-      // A 5xx message may carry internals; the client gets the status's meaning only.
-      message: unavailable ? 'The service is unavailable; retry later' : INTERNAL_ERROR_MESSAGE,
-      headers: unavailable ? { ...RETRY_LATER, ...headers } : headers,
-      expected: unavailable,
+      // The service's own 503s say why; others (a health check's report) get the status's meaning.
+      message: explicitMessageOf(exception) ?? 'The service is unavailable; retry later',
+      headers: { ...RETRY_LATER, ...headers },
+      expected: true,
     };
   }
+  if (status >= 500) {
+    // A 5xx message may carry internals: the client gets the status's meaning only.
+    return { status, message: INTERNAL_ERROR_MESSAGE, headers, expected: false };
+  }
   return { status, message: messageOf(exception), headers, expected: true };
+}
+
+function explicitMessageOf(exception: HttpException): string | undefined {
+  const response = exception.getResponse();
+  const message = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+  return typeof message === 'string' ? message : undefined;
 }
 
 function messageOf(exception: HttpException): string {

@@ -1,10 +1,17 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Express, Request, Response } from 'express';
 
-import '../http/request-id.js';
-
+import { AllowedMethods } from '../http/allowed-methods.js';
 import type { ErrorDto } from './error.dto.js';
-import { toFailureResponse } from './error-status.js';
+import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 
 /**
  * The one way out for every failure: validation, JSON parsing, the body
@@ -14,16 +21,19 @@ import { toFailureResponse } from './error-status.js';
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger(HttpErrorFilter.name);
+  private allowedMethods?: AllowedMethods;
+
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<Request>();
     const response = http.getResponse<Response>();
-    const failure = toFailureResponse(exception);
+    const failure = toFailureResponse(this.methodNotAllowed(exception, request) ?? exception);
 
     if (!failure.expected) {
       this.logger.error(
-        `${request.method} ${request.path} failed (request ${String(request.id ?? '-')})`,
+        `Unexpected failure in ${request.method} ${request.path} (request ${request.id ?? '-'})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
     }
@@ -38,5 +48,22 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.set(failure.headers);
     }
     response.json(body);
+  }
+
+  /** A path that exists, asked with a method it does not answer: 405 and `Allow`, not 404. */
+  private methodNotAllowed(exception: unknown, request: Request): HttpExceptionWithHeaders | undefined {
+    if (!(exception instanceof NotFoundException) || request.route) {
+      return undefined;
+    }
+    this.allowedMethods ??= new AllowedMethods(this.adapterHost.httpAdapter.getInstance<Express>());
+    const allowed = this.allowedMethods.for(request.path);
+    if (allowed.length === 0) {
+      return undefined;
+    }
+    return new HttpExceptionWithHeaders(
+      HttpStatus.METHOD_NOT_ALLOWED,
+      `Method ${request.method} is not allowed on ${request.path}; allowed: ${allowed.join(', ')}`,
+      { Allow: allowed.join(', ') },
+    );
   }
 }

@@ -1,10 +1,11 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 
 import { Public } from '../auth/public.decorator.js';
 import { ERROR_DESCRIPTIONS } from '../errors/api-error-responses.decorator.js';
 import { ErrorDto } from '../errors/error.dto.js';
+import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { DatabaseHealthIndicator } from './database.health.js';
 
 const DATABASE_PING_TIMEOUT_MS = 1000;
@@ -16,6 +17,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
+    private readonly shutdown: ShutdownState,
   ) {}
 
   @Get('live')
@@ -32,6 +34,9 @@ export class HealthController {
   @ApiOkResponse({ description: 'Ready to serve requests' })
   @ApiServiceUnavailableResponse({ description: ERROR_DESCRIPTIONS[503], type: ErrorDto })
   ready() {
+    if (this.shutdown.isShuttingDown) {
+      throw new ServiceUnavailableException('The service is shutting down');
+    }
     return this.health.check([() => this.database.ping('database', DATABASE_PING_TIMEOUT_MS)]);
   }
 }

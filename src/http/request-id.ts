@@ -1,3 +1,7 @@
+import { randomUUID } from 'node:crypto';
+
+import type { NextFunction, Request, Response } from 'express';
+
 declare module 'express-serve-static-core' {
   interface Request {
     /** The request's id, as logged and echoed in `X-Request-Id`. */
@@ -5,4 +9,16 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export {};
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** A caller's id is kept when it is short and plain; anything else is replaced. */
+const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Names every request, taking the caller's `X-Request-Id` when acceptable, and echoes the id. */
+export function assignRequestId(request: Request, response: Response, next: NextFunction): void {
+  const offered = request.headers['x-request-id'];
+  const id = typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) ? offered : randomUUID();
+  request.id = id;
+  response.setHeader(REQUEST_ID_HEADER, id);
+  next();
+}

@@ -27,6 +27,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         .join(', ')}.`,
     })
     .addSecurityRequirements(BEARER_SCHEME_NAME)
+    .addTag('plants', 'Plant records')
+    .addTag('health', 'Liveness and readiness probes (no token needed)')
     .build();
 
   const document = SwaggerModule.createDocument(app, config);
@@ -34,6 +36,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     if (isClosedSchema(name) && !('$ref' in schema)) {
       schema.additionalProperties = false;
     }
+  }
+  // Clients resolve paths against the address they fetched the document from.
+  delete document.servers;
+  if (Object.keys(document.info.contact ?? {}).length === 0) {
+    delete document.info.contact;
   }
   return document;
 }

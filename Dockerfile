@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+
+# The service image: built from a clean install, run as an unprivileged user,
+# with production dependencies only (no embedded PostgreSQL binaries).
+ARG NODE_VERSION=20.20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No dependency needs an install script in the image.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev --omit=optional --ignore-scripts
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json ./package.json
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+# The files belong to root and are read-only for the service's user.
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node runs as PID 1 and handles SIGTERM itself: it drains requests, then exits.
+CMD ["node", "dist/main.js"]

@@ -1,0 +1,140 @@
+import { jest } from '@jest/globals';
+import {
+  type ArgumentsHost,
+  BadRequestException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
+import type { HttpAdapterHost } from '@nestjs/core';
+import express, { type Request, type Response } from 'express';
+
+import { PlantIdTakenError } from '../plants/plant.errors.js';
+import { ServiceUnavailableError } from './domain-error.js';
+import { HttpErrorFilter } from './http-error.filter.js';
+
+interface Captured {
+  status?: number;
+  headers: Record<string, string>;
+  body?: unknown;
+  destroyed: boolean;
+}
+
+function hostFor(
+  request: Partial<Request>,
+  headersSent = false,
+): { host: ArgumentsHost; captured: Captured } {
+  const captured: Captured = { headers: {}, destroyed: false };
+  const response = {
+    headersSent,
+    status(code: number) {
+      captured.status = code;
+      return this;
+    },
+    set(headers: Record<string, string>) {
+      Object.assign(captured.headers, headers);
+      return this;
+    },
+    json(body: unknown) {
+      captured.body = body;
+      return this;
+    },
+    destroy() {
+      captured.destroyed = true;
+    },
+  } as unknown as Response;
+  const fullRequest = { method: 'POST', path: '/plants', id: 'req-1', ...request } as Request;
+  const host = {
+    switchToHttp: () => ({ getRequest: () => fullRequest, getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+  return { host, captured };
+}
+
+describe('HttpErrorFilter', () => {
+  const router = express();
+  router.post('/plants', () => undefined);
+  const filter = new HttpErrorFilter({
+    httpAdapter: { getInstance: () => router },
+  } as unknown as HttpAdapterHost);
+
+  const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+  beforeEach(() => logged.mockClear());
+  afterAll(() => logged.mockRestore());
+
+  it('answers an HTTP exception with its status and one message string', () => {
+    const { host, captured } = hostFor({});
+
+    filter.catch(new BadRequestException(['id is required', 'name is required']), host);
+
+    expect(captured).toMatchObject({
+      status: 400,
+      body: { error: 400, message: 'id is required; name is required' },
+    });
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('maps domain errors through the one table: a taken id is 409', () => {
+    const { host, captured } = hostFor({});
+
+    filter.catch(new PlantIdTakenError('7'), host);
+
+    expect(captured.status).toBe(HttpStatus.CONFLICT);
+    expect(captured.body).toStrictEqual({
+      error: 409,
+      message: 'Plant id 7 is already taken by a plant with a different name or tag',
+    });
+  });
+
+  it('answers 503 with Retry-After when the database is unreachable, however the driver says it', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const adminShutdown = Object.assign(new Error('terminating connection'), { code: '57P01' });
+    for (const failure of [new ServiceUnavailableError(), refused, { driverError: adminShutdown }]) {
+      const { host, captured } = hostFor({});
+
+      filter.catch(failure, host);
+
+      expect(captured).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+      expect(captured.body).toStrictEqual({ error: 503, message: expect.stringMatching(/unavailable/) });
+    }
+  });
+
+  it('hides an unexpected fault behind a generic 500, and logs its stack with the request id', () => {
+    const { host, captured } = hostFor({ id: 'req-42' });
+
+    filter.catch(new TypeError('secret internals at /srv/app.js:1'), host);
+
+    expect(captured).toMatchObject({ status: 500, body: { error: 500, message: 'Internal server error' } });
+    expect(logged).toHaveBeenCalledWith(
+      expect.stringContaining('request req-42'),
+      expect.stringContaining('TypeError: secret internals'),
+    );
+  });
+
+  it('answers 405 with Allow for a path that exists under another method', () => {
+    const { host, captured } = hostFor({ method: 'GET', path: '/plants' });
+
+    filter.catch(new NotFoundException('Cannot GET /plants'), host);
+
+    expect(captured).toMatchObject({ status: 405, headers: { Allow: 'POST' } });
+    expect(captured.body).toStrictEqual({
+      error: 405,
+      message: 'Method GET is not allowed on /plants; allowed: POST',
+    });
+  });
+
+  it('keeps 404 for a path that does not exist', () => {
+    const { host, captured } = hostFor({ method: 'GET', path: '/nowhere' });
+
+    filter.catch(new NotFoundException('Cannot GET /nowhere'), host);
+
+    expect(captured).toMatchObject({ status: 404, body: { error: 404, message: 'Cannot GET /nowhere' } });
+  });
+
+  it('ends the connection instead of writing a second answer when one is already on the wire', () => {
+    const { host, captured } = hostFor({}, true);
+
+    filter.catch(new Error('late failure'), host);
+
+    expect(captured).toStrictEqual({ headers: {}, destroyed: true });
+  });
+});

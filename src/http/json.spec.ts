@@ -1,0 +1,86 @@
+import { LosslessNumber } from 'lossless-json';
+
+import { JsonSyntaxError, MAX_JSON_DEPTH, parseExactNumber, parseJson } from './json.js';
+
+describe('parseJson', () => {
+  it('keeps every digit of integers beyond 2^53, where JSON.parse rounds', () => {
+    expect(JSON.parse('{"id": 9007199254740993}')).toStrictEqual({ id: 9007199254740992 });
+
+    expect(parseJson('{"id": 9007199254740993}')).toStrictEqual({ id: 9007199254740993n });
+    expect(parseJson('{"id": -9223372036854775808}')).toStrictEqual({ id: -9223372036854775808n });
+  });
+
+  it('hands safe integers over as numbers, whichever path parsed them', () => {
+    expect(parseJson('{"id": 42, "name": "Fern"}')).toStrictEqual({ id: 42, name: 'Fern' });
+    expect(parseJson('{"id": 42, "big": 9007199254740993}')).toStrictEqual({
+      id: 42,
+      big: 9007199254740993n,
+    });
+  });
+
+  it('reads integer-valued fractions and exponents as the integers they denote (JSON Schema)', () => {
+    expect(parseJson('{"id": 1.0}')).toStrictEqual({ id: 1 });
+    expect(parseJson('{"id": 1e3}')).toStrictEqual({ id: 1000 });
+    expect(parseJson('{"id": 9223372036854775807.000}')).toStrictEqual({ id: 9223372036854775807n });
+    expect(parseJson('{"id": 92233720368547758.07E2}')).toStrictEqual({ id: 9223372036854775807n });
+  });
+
+  it('does not let a fraction that JSON.parse would round away pass as an integer', () => {
+    expect(JSON.parse('{"id": 1.00000000000000001}')).toStrictEqual({ id: 1 });
+
+    const { id } = parseJson('{"id": 1.00000000000000001}') as { id: unknown };
+    expect(id).toBeInstanceOf(LosslessNumber);
+  });
+
+  it('keeps duplicate keys as JSON.parse does: the last one wins, on both paths', () => {
+    expect(parseJson('{"id": 1, "id": 2}')).toStrictEqual({ id: 2 });
+    expect(parseJson('{"id": 1, "id": 9007199254740993}')).toStrictEqual({ id: 9007199254740993n });
+  });
+
+  it('keeps __proto__ an own property on both paths, never the prototype', () => {
+    for (const text of ['{"__proto__": {"polluted": 1}}', '{"__proto__": {"polluted": 1}, "n": 1.5e0}']) {
+      const value = parseJson(text) as object;
+
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+      expect(Object.keys(value)).toContain('__proto__');
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    }
+  });
+
+  it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels without exhausting the stack`, () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+
+    expect(() => parseJson(deep)).toThrow(JsonSyntaxError);
+    expect(() => parseJson(`{"id": 9007199254740993, "x": ${deep}}`)).toThrow(/nested deeper/);
+    expect(parseJson(`${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`)).toBeDefined();
+  });
+
+  it('reports malformed JSON and trailing garbage as a syntax error', () => {
+    expect(() => parseJson('{"id": 1')).toThrow(JsonSyntaxError);
+    expect(() => parseJson('{"id": 1} x')).toThrow(JsonSyntaxError);
+    expect(() => parseJson('')).toThrow(JsonSyntaxError);
+  });
+});
+
+describe('parseExactNumber', () => {
+  it.each([
+    ['0', 0],
+    ['-0', 0],
+    ['0e99999999999', 0],
+    ['12', 12],
+    ['-12.50e1', -125],
+    ['9007199254740991', 9007199254740991],
+    ['9007199254740992', 9007199254740992n],
+    ['-9223372036854775809', -9223372036854775809n],
+    ['1e19', 10000000000000000000n],
+  ])('reads %s exactly', (literal, expected) => {
+    expect(parseExactNumber(literal)).toStrictEqual(expected);
+  });
+
+  it.each(['1.5', '1e-1', '1e400', '1e99999999999', '123456789012345678901234567890123456789012'])(
+    'leaves %s, which is no int64-sized integer, unparsed',
+    (literal) => {
+      expect(parseExactNumber(literal)).toBeInstanceOf(LosslessNumber);
+    },
+  );
+});

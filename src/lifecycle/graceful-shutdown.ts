@@ -1,0 +1,74 @@
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Logger } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger as PinoLogger } from 'pino';
+
+import { ROOT_LOGGER } from '../logging/root-logger.js';
+
+import { ShutdownState } from './shutdown-state.js';
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+
+/**
+ * While draining, every answer tells its client to open a new connection
+ * (to another instance) for the next request.
+ */
+export function closeConnectionsWhileDraining(state: ShutdownState) {
+  return function markConnectionClose(_request: Request, response: Response, next: NextFunction): void {
+    if (state.isShuttingDown) {
+      response.setHeader('Connection', 'close');
+    }
+    next();
+  };
+}
+
+/**
+ * On SIGTERM or SIGINT: readiness turns 503, the server stops accepting
+ * connections and closes idle keep-alive ones, requests in flight finish (for
+ * up to `timeoutMs`, then their connections are cut), then the application
+ * closes (pool, embedded PostgreSQL) and the process exits 0. A second signal
+ * exits at once.
+ */
+export function enableGracefulShutdown(app: NestExpressApplication, options: { timeoutMs: number }): void {
+  const logger = new Logger('Shutdown');
+  let started = false;
+
+  const shutdown = async (signal: NodeJS.Signals): Promise<void> => {
+    logger.log(`${signal} received: draining in-flight requests (up to ${options.timeoutMs} ms)`);
+    app.get(ShutdownState).begin();
+
+    const server: Server = app.getHttpServer();
+    const drained = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+    server.closeIdleConnections();
+    const clean = await Promise.race([drained, sleep(options.timeoutMs, false, { ref: false })]);
+    if (!clean) {
+      logger.warn('Shutdown timeout reached: closing the connections still open');
+      server.closeAllConnections();
+    }
+
+    const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
+    await app.close();
+    logger.log('Shut down cleanly');
+    await new Promise<void>((resolve) => rootLogger.flush(() => resolve()));
+  };
+
+  for (const signal of SIGNALS) {
+    process.on(signal, () => {
+      if (started) {
+        logger.warn(`${signal} received again: exiting now`);
+        process.exit(1);
+      }
+      started = true;
+      shutdown(signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error));
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

@@ -1,0 +1,131 @@
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { TEST_TOKEN } from './support/environment.js';
+import { failedStart, startService } from './support/service-process.js';
+
+/** Creates a plant through the running service; answers the status. */
+async function create(url: string, token: string, body: object): Promise<number> {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return response.status;
+}
+
+describe('start-up and configuration (the compiled service)', () => {
+  let workDir: string;
+
+  beforeEach(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'plant-store-startup-'));
+  });
+
+  afterEach(async () => {
+    await rm(workDir, { recursive: true, force: true });
+  });
+
+  it('generates a development token once, prints it, keeps it in .data/dev-token and accepts it', async () => {
+    const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL };
+    const first = await startService(env, { cwd: workDir });
+    const token = (await readFile(join(workDir, '.data/dev-token'), 'utf8')).trim();
+    try {
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(first.output()).toContain(token);
+      expect((await stat(join(workDir, '.data/dev-token'))).mode & 0o777).toBe(0o600);
+      await expect(create(first.url, token, { id: 910_001, name: 'Fern' })).resolves.toBe(200);
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startService(env, { cwd: workDir });
+    try {
+      await expect(create(second.url, token, { id: 910_001, name: 'Fern' })).resolves.toBe(200);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('refuses to start in production without AUTH_TOKENS: it fails closed', async () => {
+    const { code, output } = await failedStart(
+      { NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL },
+      { cwd: workDir },
+    );
+
+    expect(code).toBe(1);
+    expect(output).toContain('NODE_ENV=production needs AUTH_TOKENS');
+    await expect(stat(join(workDir, '.data'))).rejects.toThrow();
+  });
+
+  it('refuses to start in production without DATABASE_URL rather than use an embedded database', async () => {
+    const { code, output } = await failedStart(
+      { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN },
+      { cwd: workDir },
+    );
+
+    expect(code).toBe(1);
+    expect(output).toContain('NODE_ENV=production needs DATABASE_URL');
+  });
+
+  it('names every invalid variable at once, and exits non-zero', async () => {
+    const { code, output } = await failedStart({
+      DATABASE_URL: 'mysql://nope',
+      PORT: 'eighty',
+      LOG_LEVEL: 'loud',
+      AUTH_TOKENS: TEST_TOKEN,
+    });
+
+    expect(code).toBe(1);
+    expect(output).toContain('PORT must be an integer number');
+    expect(output).toContain('LOG_LEVEL must be one of the following values');
+    expect(output).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  });
+
+  it('refuses a weak static token without ever printing it', async () => {
+    const { code, output } = await failedStart({
+      DATABASE_URL: process.env.DATABASE_URL,
+      AUTH_TOKENS: `${TEST_TOKEN},short-secret`,
+    });
+
+    expect(code).toBe(1);
+    expect(output).toContain('AUTH_TOKENS entry 2 is shorter than 16 characters');
+    expect(output).not.toContain('short-secret');
+  });
+
+  it('starts an embedded PostgreSQL when DATABASE_URL is unset, and keeps its data across restarts', async () => {
+    // mkdtemp makes a private folder; a root user's PostgreSQL runs as `postgres` and must reach it.
+    await chmod(workDir, 0o755);
+    const env = { NODE_ENV: 'development', AUTH_TOKENS: TEST_TOKEN };
+    const first = await startService(env, { cwd: workDir, timeoutMs: 60_000 });
+    try {
+      await expect(create(first.url, TEST_TOKEN, { id: 1, name: 'Fern' })).resolves.toBe(200);
+    } finally {
+      await expect(first.stop()).resolves.toBe(0);
+    }
+    expect(first.output()).toContain('Embedded PostgreSQL stopped');
+
+    const second = await startService(env, { cwd: workDir, timeoutMs: 60_000 });
+    try {
+      // The plant survived the restart: the same id with another name is refused.
+      await expect(create(second.url, TEST_TOKEN, { id: 1, name: 'Moss' })).resolves.toBe(409);
+      await expect(create(second.url, TEST_TOKEN, { id: 1, name: 'Fern' })).resolves.toBe(200);
+    } finally {
+      await expect(second.stop()).resolves.toBe(0);
+    }
+  }, 120_000);
+
+  (process.getuid?.() === 0 ? it : it.skip)(
+    'explains, rather than fails obscurely, when the embedded server cannot reach its folder (root only)',
+    async () => {
+      const { code, output } = await failedStart(
+        { NODE_ENV: 'development', AUTH_TOKENS: TEST_TOKEN, EMBEDDED_POSTGRES_DIR: join(workDir, 'pg') },
+        { cwd: workDir },
+      );
+
+      expect(code).toBe(1);
+      expect(output).toContain('cannot reach');
+      expect(output).toContain('set EMBEDDED_POSTGRES_DIR');
+    },
+  );
+});
