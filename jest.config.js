@@ -16,6 +16,8 @@ const shared = {
 };
 
 export default {
+  // The e2e suites start the compiled service, some of them several times.
+  testTimeout: 60_000,
   projects: [
     {
       ...shared,
@@ -28,7 +30,6 @@ export default {
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/support/environment.ts'],
     },
   ],
 };

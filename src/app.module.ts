@@ -7,12 +7,15 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { appConfig } from './config/app.config.js';
 import { authConfig } from './config/auth.config.js';
 import { databaseConfig } from './config/database.config.js';
+import { httpConfig } from './config/http.config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { PlantsModule } from './plants/plants.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard.js';
 import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
 
 @Module({
@@ -20,7 +23,7 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
     ConfigModule.forRoot({
       isGlobal: true,
       cache: true,
-      load: [appConfig, databaseConfig, authConfig],
+      load: [appConfig, databaseConfig, authConfig, httpConfig],
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
@@ -28,11 +31,14 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
     LifecycleModule,
     DatabaseModule,
     AuthModule,
+    RateLimitModule,
     HealthModule,
     PlantsModule,
   ],
   providers: [
+    // Guards run in this order: who is calling, then how often.
     { provide: APP_GUARD, useExisting: BearerAuthGuard },
+    { provide: APP_GUARD, useExisting: TokenThrottlerGuard },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: StrictValidationPipe },
   ],

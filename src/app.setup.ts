@@ -3,7 +3,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 
 import { AppModule } from './app.module.js';
+import { httpConfig, type HttpConfig } from './config/http.config.js';
 import { jsonBodyParser } from './http/json-body.parser.js';
+import { securityHeaders } from './http/security-headers.js';
 import { closeConnectionsWhileDraining } from './lifecycle/graceful-shutdown.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { assignRequestId } from './http/request-id.js';
@@ -26,10 +28,22 @@ export async function createApp(): Promise<NestExpressApplication> {
   });
   app.useLogger(app.get(PinoNestLogger));
 
+  const http = app.get<HttpConfig>(httpConfig.KEY);
+  app.set('trust proxy', http.trustProxy);
+  app.set('etag', false);
+  if (http.corsOrigins.length > 0) {
+    app.enableCors({
+      origin: http.corsOrigins,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Link', 'Allow'],
+      maxAge: 600,
+    });
+  }
+
   // Per-request work lives here, at the HTTP layer, in this order: a Nest
   // interceptor would cost far more for the same job.
-  app.disable('x-powered-by');
-  app.set('etag', false);
+  app.use(securityHeaders());
   app.use(assignRequestId);
   app.use(requestLog(app.get<Logger>(ROOT_LOGGER)));
   app.use(closeConnectionsWhileDraining(app.get(ShutdownState)));

@@ -12,7 +12,7 @@ describe('POST /plants', () => {
   });
 
   afterAll(async () => {
-    await testApp.app.close();
+    await testApp.close();
   });
 
   beforeEach(async () => {
@@ -20,7 +20,7 @@ describe('POST /plants', () => {
   });
 
   const post = (body: unknown) =>
-    request(testApp.server)
+    request(testApp.url)
       .post('/plants')
       .set(AUTH)
       .send(body as object);

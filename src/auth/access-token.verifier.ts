@@ -1,14 +1,23 @@
+import { JwtVerifier } from './jwt.verifier.js';
 import type { Principal } from './principal.js';
 import type { StaticTokenVerifier } from './static-token.verifier.js';
 
 /**
  * Turns a bearer token into a principal, or `undefined` when no configured
- * issuer vouches for it.
+ * issuer vouches for it: the static tokens first (synchronously), then, when
+ * configured and the token has a JWT's shape, the JWT verifier.
  */
 export class AccessTokenVerifier {
-  constructor(private readonly staticTokens: StaticTokenVerifier) {}
+  constructor(
+    private readonly staticTokens: StaticTokenVerifier,
+    private readonly jwt?: JwtVerifier,
+  ) {}
 
   verify(token: string): Principal | undefined | Promise<Principal | undefined> {
-    return this.staticTokens.verify(token);
+    const principal = this.staticTokens.verify(token);
+    if (principal || !this.jwt || !JwtVerifier.looksLikeJwt(token)) {
+      return principal;
+    }
+    return this.jwt.verify(token);
   }
 }

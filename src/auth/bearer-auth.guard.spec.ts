@@ -4,7 +4,10 @@ import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
+import type { AuthConfig } from '../config/auth.config.js';
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
+import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
+import { FixedWindowThrottlerStorage } from '../rate-limit/fixed-window.storage.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { Public } from './public.decorator.js';
@@ -36,23 +39,30 @@ function contextFor(
   return { context, request };
 }
 
-function refusal(run: () => unknown): { status: number; challenge?: string } {
+async function refusal(
+  run: () => unknown,
+): Promise<{ status: number; challenge?: string; retryAfter?: string }> {
   try {
-    run();
+    await run();
   } catch (error) {
     expect(error).toBeInstanceOf(HttpException);
     const headers = error instanceof HttpExceptionWithHeaders ? error.headers : {};
-    return { status: (error as HttpException).getStatus(), challenge: headers['WWW-Authenticate'] };
+    const refused = { status: (error as HttpException).getStatus(), challenge: headers['WWW-Authenticate'] };
+    return headers['Retry-After'] ? { ...refused, retryAfter: headers['Retry-After'] } : refused;
   }
   throw new Error('the guard let the request through');
 }
 
+function limiter(limit = 1_000): AuthFailureLimiter {
+  return new AuthFailureLimiter(new FixedWindowThrottlerStorage(), {
+    failureLimit: { limit, windowMs: 60_000 },
+  } as AuthConfig);
+}
+
 describe('BearerAuthGuard', () => {
   const digest = createHash('sha256').update(TOKEN).digest();
-  const guard = new BearerAuthGuard(
-    new Reflector(),
-    new AccessTokenVerifier(new StaticTokenVerifier([{ sha256: digest }])),
-  );
+  const verifier = new AccessTokenVerifier(new StaticTokenVerifier([{ sha256: digest }]));
+  const guard = new BearerAuthGuard(new Reflector(), verifier, limiter());
 
   it('lets a @Public() route through without a token', () => {
     expect(guard.canActivate(contextFor('open').context)).toBe(true);
@@ -67,16 +77,18 @@ describe('BearerAuthGuard', () => {
     }
   });
 
-  it('asks for a token, without an error code, when none was sent (RFC 6750 §3.1)', () => {
+  it('asks for a token, without an error code, when none was sent (RFC 6750 §3.1)', async () => {
     for (const header of [undefined, '', `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearerx abc']) {
-      expect(refusal(() => guard.canActivate(contextFor('closed', header).context))).toStrictEqual({
+      await expect(
+        refusal(() => guard.canActivate(contextFor('closed', header).context)),
+      ).resolves.toStrictEqual({
         status: HttpStatus.UNAUTHORIZED,
         challenge: 'Bearer realm="plant-store"',
       });
     }
   });
 
-  it('answers invalid_token to a wrong or malformed bearer token', () => {
+  it('answers invalid_token to a wrong or malformed bearer token', async () => {
     for (const header of [
       `Bearer ${TOKEN}x`,
       'Bearer',
@@ -84,21 +96,48 @@ describe('BearerAuthGuard', () => {
       'Bearer a b',
       `Bearer ${'x'.repeat(10_000)}`,
     ]) {
-      expect(refusal(() => guard.canActivate(contextFor('closed', header).context))).toStrictEqual({
+      await expect(
+        refusal(() => guard.canActivate(contextFor('closed', header).context)),
+      ).resolves.toStrictEqual({
         status: HttpStatus.UNAUTHORIZED,
         challenge: 'Bearer realm="plant-store", error="invalid_token"',
       });
     }
   });
 
-  it('answers 403 insufficient_scope to a valid token without the scope the route needs', () => {
-    const limited = new BearerAuthGuard(new Reflector(), {
-      verify: () => ({ subject: 'reader', hasScope: (scope: string) => scope === 'plants:read' }),
-    } as unknown as AccessTokenVerifier);
+  it('answers 403 insufficient_scope to a valid token without the scope the route needs', async () => {
+    const limited = new BearerAuthGuard(
+      new Reflector(),
+      {
+        verify: () => ({ subject: 'reader', hasScope: (scope: string) => scope === 'plants:read' }),
+      } as unknown as AccessTokenVerifier,
+      limiter(),
+    );
 
-    expect(refusal(() => limited.canActivate(contextFor('write', `Bearer ${TOKEN}`).context))).toStrictEqual({
+    await expect(
+      refusal(() => limited.canActivate(contextFor('write', `Bearer ${TOKEN}`).context)),
+    ).resolves.toStrictEqual({
       status: HttpStatus.FORBIDDEN,
       challenge: 'Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"',
     });
+  });
+
+  it('refuses an address with 429 once it has failed too often, even with a valid token', async () => {
+    const strict = new BearerAuthGuard(new Reflector(), verifier, limiter(3));
+    const attempt = (token: string) => {
+      const { context, request } = contextFor('closed', `Bearer ${token}`);
+      Object.assign(request, { ip: '203.0.113.7' });
+      return refusal(() => strict.canActivate(context));
+    };
+
+    for (let failure = 1; failure <= 3; failure++) {
+      await expect(attempt('wrong-token-0123456789')).resolves.toMatchObject({ status: 401 });
+    }
+    await expect(attempt('wrong-token-0123456789')).resolves.toStrictEqual({
+      status: HttpStatus.TOO_MANY_REQUESTS,
+      challenge: undefined,
+      retryAfter: '60',
+    });
+    await expect(attempt(TOKEN)).resolves.toMatchObject({ status: HttpStatus.TOO_MANY_REQUESTS });
   });
 });

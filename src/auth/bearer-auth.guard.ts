@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
+import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
 import { readBearerCredentials } from './bearer-token.js';
@@ -11,13 +12,15 @@ import { REQUIRED_SCOPES_KEY, type Scope } from './scopes.js';
 
 /**
  * Deny by default: every route needs a valid bearer token unless it is marked
- * `@Public()`, and the scopes it names with `@RequireScopes()`.
+ * `@Public()`, and the scopes it names with `@RequireScopes()`. A client
+ * address that keeps sending bad tokens is refused with 429 for a while.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly verifier: AccessTokenVerifier,
+    private readonly failures: AuthFailureLimiter,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
@@ -30,22 +33,29 @@ export class BearerAuthGuard implements CanActivate {
     if (credentials.kind === 'none') {
       throw BearerChallenge.missingToken();
     }
+    this.failures.assertAllowed(request.ip);
     if (credentials.kind === 'malformed') {
-      throw BearerChallenge.invalidToken();
+      return this.refuse(request);
     }
     const requiredScopes =
       this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES_KEY, targets) ?? [];
     const principal = this.verifier.verify(credentials.token);
-    return principal instanceof Promise
-      ? principal.then((resolved) => admit(request, resolved, requiredScopes))
-      : admit(request, principal, requiredScopes);
+    if (principal instanceof Promise) {
+      return principal.then((resolved) =>
+        resolved ? admit(request, resolved, requiredScopes) : this.refuse(request),
+      );
+    }
+    return principal ? admit(request, principal, requiredScopes) : this.refuse(request);
+  }
+
+  /** Counts the failure against the client's address, then answers 401 (429 once over the limit). */
+  private async refuse(request: Request): Promise<never> {
+    await this.failures.recordFailure(request.ip);
+    throw BearerChallenge.invalidToken();
   }
 }
 
-function admit(request: Request, principal: Principal | undefined, requiredScopes: readonly Scope[]): true {
-  if (!principal) {
-    throw BearerChallenge.invalidToken();
-  }
+function admit(request: Request, principal: Principal, requiredScopes: readonly Scope[]): true {
   const missing = requiredScopes.find((scope) => !principal.hasScope(scope));
   if (missing) {
     throw BearerChallenge.insufficientScope(missing);

@@ -5,9 +5,11 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  IsUrl,
   Matches,
   Max,
   Min,
+  MinLength,
   registerDecorator,
   validateSync,
 } from 'class-validator';
@@ -27,6 +29,21 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const SHA256_TOKEN_ENTRY_PATTERN = /^sha256:([0-9a-fA-F]{64})$/;
 export const MIN_STATIC_TOKEN_LENGTH = 16;
+
+/** Asymmetric algorithms a key set may use; `none` and the HMAC ones are never accepted from a key set. */
+export const JWKS_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+export const DEFAULT_JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
 /**
  * Every environment variable the service reads, with its rules. They are all
@@ -92,6 +109,83 @@ export class Environment {
   @IsString()
   @IsTokenList()
   AUTH_TOKENS?: string;
+
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, protocols: ['https', 'http'], require_protocol: true },
+    { message: 'AUTH_JWKS_URL must be a URL' },
+  )
+  AUTH_JWKS_URL?: string;
+
+  @IsOptional()
+  @MinLength(32, { message: 'AUTH_JWT_SECRET must be at least 32 characters (256 bits for HS256)' })
+  AUTH_JWT_SECRET?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_AUDIENCE?: string;
+
+  @IsOptional()
+  @IsAlgorithmList()
+  AUTH_JWT_ALGORITHMS?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @Max(30)
+  @IsInt()
+  AUTH_JWT_CLOCK_TOLERANCE_S?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(30_000)
+  @IsInt()
+  AUTH_JWKS_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1_000)
+  @IsInt()
+  AUTH_JWKS_CACHE_MS?: number;
+
+  // Rate limits (0 switches one off)
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @IsInt()
+  RATE_LIMIT_AUTH_FAILURES?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1_000)
+  @IsInt()
+  RATE_LIMIT_AUTH_WINDOW_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @IsInt()
+  RATE_LIMIT_PER_TOKEN?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1_000)
+  @IsInt()
+  RATE_LIMIT_TOKEN_WINDOW_MS?: number;
+
+  // The HTTP edge
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
 }
 
 /** The validated environment; throws one error that lists every problem. */
@@ -99,10 +193,67 @@ export function readEnvironment(env: Record<string, unknown> = process.env): Env
   const values = plainToInstance(Environment, { ...env });
   const errors = validateSync(values, { stopAtFirstError: true, forbidUnknownValues: true });
   const problems = errors.flatMap((error) => Object.values(error.constraints ?? {}));
+  problems.push(...combinationProblems(values));
   if (problems.length > 0) {
     throw InvalidConfigurationError.listing(problems);
   }
   return values;
+}
+
+/** Rules that involve more than one variable. */
+function combinationProblems(env: Environment): string[] {
+  const problems: string[] = [];
+  const jwt = Boolean(env.AUTH_JWKS_URL || env.AUTH_JWT_SECRET);
+  if (env.AUTH_JWKS_URL && env.AUTH_JWT_SECRET) {
+    problems.push('set AUTH_JWKS_URL or AUTH_JWT_SECRET, not both');
+  }
+  if (jwt && (!env.AUTH_ISSUER || !env.AUTH_AUDIENCE)) {
+    problems.push(
+      'JWT authentication needs AUTH_ISSUER and AUTH_AUDIENCE, so that tokens meant for others are refused',
+    );
+  }
+  if (env.AUTH_JWKS_URL && /^http:/i.test(env.AUTH_JWKS_URL) && !isLoopbackUrl(env.AUTH_JWKS_URL)) {
+    problems.push('AUTH_JWKS_URL must use https (plain http is allowed on a loopback address only)');
+  }
+  if (env.AUTH_JWT_SECRET && env.AUTH_JWT_ALGORITHMS && env.AUTH_JWT_ALGORITHMS !== 'HS256') {
+    problems.push('AUTH_JWT_SECRET signs with HS256 only: leave AUTH_JWT_ALGORITHMS unset');
+  }
+  if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
+    problems.push('NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)');
+  }
+  if (env.NODE_ENV === 'production' && !env.AUTH_TOKENS && !jwt) {
+    // Fail closed: a production instance nobody can authenticate to is a misconfiguration.
+    problems.push(
+      'NODE_ENV=production needs AUTH_TOKENS or JWT settings; refusing to start without a way to authenticate',
+    );
+  }
+  return problems;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+function IsAlgorithmList(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isAlgorithmList',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: `AUTH_JWT_ALGORITHMS must list algorithms among ${JWKS_ALGORITHMS.join(', ')}` },
+      validator: {
+        validate: (value: unknown) => {
+          const entries = parseListEnv(typeof value === 'string' ? value : '');
+          return (
+            entries.length > 0 &&
+            entries.every(
+              (entry) => (JWKS_ALGORITHMS as readonly string[]).includes(entry) || entry === 'HS256',
+            )
+          );
+        },
+      },
+    });
 }
 
 /** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */

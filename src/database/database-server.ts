@@ -24,9 +24,8 @@ export class DatabaseServer {
       return new DatabaseServer(database.url);
     }
     if (app.isProduction) {
-      throw new InvalidConfigurationError(
-        'Invalid configuration: NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)',
-      );
+      // Refused with the rest of the configuration already; kept so that no path can slip through.
+      throw new InvalidConfigurationError('NODE_ENV=production needs DATABASE_URL');
     }
     const embedded = await EmbeddedPostgres.start({
       dataDir: database.embeddedDataDir,

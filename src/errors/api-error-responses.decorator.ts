@@ -22,6 +22,7 @@ export const ERROR_DESCRIPTIONS: Readonly<Partial<Record<HttpStatus, string>>> =
 /** Failures every protected operation can answer, whatever it does. */
 export const COMMON_ERROR_STATUSES = [
   HttpStatus.UNAUTHORIZED,
+  HttpStatus.TOO_MANY_REQUESTS,
   HttpStatus.INTERNAL_SERVER_ERROR,
   HttpStatus.SERVICE_UNAVAILABLE,
 ] as const;

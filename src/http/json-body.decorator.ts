@@ -19,7 +19,8 @@ export const JsonBody = createParamDecorator((_data: unknown, context: Execution
   if (request.body !== undefined) {
     return request.body;
   }
-  if (typeIs.hasBody(request) && !typeIs(request, [JSON_MEDIA_TYPE])) {
+  const sentBody = typeIs.hasBody(request) && request.headers['content-length'] !== '0';
+  if (sentBody && !typeIs(request, [JSON_MEDIA_TYPE])) {
     throw new UnsupportedMediaTypeException(`Content-Type must be ${JSON_MEDIA_TYPE}`);
   }
   throw new BadRequestException('A JSON request body is required');

@@ -1,6 +1,7 @@
 import { Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 
+import { RequireScopes } from '../auth/scopes.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { JsonBody } from '../http/json-body.decorator.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
@@ -14,6 +15,7 @@ export class PlantsController {
 
   @Post()
   @HttpCode(HttpStatus.OK)
+  @RequireScopes('plants:write')
   @ApiOperation({
     operationId: 'addPlant',
     summary: 'Create a plant',
@@ -25,6 +27,7 @@ export class PlantsController {
   @ApiOkResponse({ type: PlantDto, description: 'The stored plant' })
   @ApiErrorResponses(
     HttpStatus.BAD_REQUEST,
+    HttpStatus.FORBIDDEN,
     HttpStatus.CONFLICT,
     HttpStatus.PAYLOAD_TOO_LARGE,
     HttpStatus.UNSUPPORTED_MEDIA_TYPE,

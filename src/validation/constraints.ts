@@ -7,6 +7,18 @@ import { INT64_MAX, INT64_MIN, isInt64 } from '../common/int64.js';
  * with a different meaning: each decorator is one rule with one message.
  */
 
+/** The property must be sent; `null` counts as sent (and then fails the type rule). */
+export function IsPresent(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isPresent',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: '$property is required' },
+      validator: { validate: (value: unknown) => value !== undefined },
+    });
+}
+
 /** The property may be left out, but not sent as `null`: JSON Schema's "optional". */
 export function IsOptionalNotNull(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined);

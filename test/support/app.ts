@@ -1,34 +1,42 @@
-import type { Server } from 'node:http';
+import pg from 'pg';
 
-import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DataSource } from 'typeorm';
-
-import { createApp } from '../../src/app.setup.js';
+import { TEST_TOKEN } from './environment.js';
+import { startService, type ServiceProcess } from './service-process.js';
 
 export interface TestApp {
-  readonly app: NestExpressApplication;
-  readonly server: Server;
-  readonly db: DataSource;
+  /** Where the service listens, on loopback: `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** A connection pool of the test's own, to look at (and reset) the tables. */
+  readonly db: pg.Pool;
+  readonly service: ServiceProcess;
+  /** Stops the service (SIGTERM) and closes the test's pool. */
+  close(): Promise<void>;
 }
 
 /**
- * Boots the real application, exactly as `main.ts` does, on the test
- * database. `env` overrides variables for this app only.
+ * Runs the real application, compiled, through `main.ts` exactly as in
+ * production, on the test database and a free loopback port. `env` adds or
+ * overrides variables (`undefined` removes one).
+ *
+ * The service runs in a process of its own rather than inside Jest: on Node
+ * 20, Jest cannot load a CommonJS package that requires the ESM-only NestJS
+ * 12 (such as `@nestjs/throttler`), which Node itself does.
  */
 export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
-  Object.assign(process.env, env);
-  try {
-    const app = await createApp();
-    await app.init();
-    return { app, server: app.getHttpServer(), db: app.get(DataSource) };
-  } finally {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) {
-        delete process.env[key];
-      } else {
-        process.env[key] = value;
-      }
-    }
-  }
+  const service = await startService({
+    NODE_ENV: 'test',
+    AUTH_TOKENS: TEST_TOKEN,
+    DATABASE_URL: process.env.DATABASE_URL,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+  return {
+    url: service.url,
+    db,
+    service,
+    close: async () => {
+      await Promise.all([service.stop(), db.end()]);
+    },
+  };
 }

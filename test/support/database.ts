@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type pg from 'pg';
 
 export interface PlantRow {
   readonly id: string;
@@ -6,18 +6,19 @@ export interface PlantRow {
   readonly tag: string | null;
 }
 
-export async function truncatePlants(db: DataSource): Promise<void> {
+export async function truncatePlants(db: pg.Pool): Promise<void> {
   await db.query('TRUNCATE plants');
 }
 
 /** Every stored plant, by id, with the id as exact decimal digits. */
-export async function plantRows(db: DataSource): Promise<PlantRow[]> {
-  return db.query<PlantRow[]>('SELECT id::text AS id, name, tag FROM plants ORDER BY id');
+export async function plantRows(db: pg.Pool): Promise<PlantRow[]> {
+  const { rows } = await db.query<PlantRow>('SELECT id::text AS id, name, tag FROM plants ORDER BY id');
+  return rows;
 }
 
-export async function plantRow(db: DataSource, id: bigint | number | string): Promise<PlantRow | undefined> {
-  const [row] = await db.query<PlantRow[]>('SELECT id::text AS id, name, tag FROM plants WHERE id = $1', [
+export async function plantRow(db: pg.Pool, id: bigint | number | string): Promise<PlantRow | undefined> {
+  const { rows } = await db.query<PlantRow>('SELECT id::text AS id, name, tag FROM plants WHERE id = $1', [
     String(id),
   ]);
-  return row;
+  return rows[0];
 }

@@ -1,64 +1,68 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-
-const LISTENING = /listening on (http:\/\/[^\s"]+)/;
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ServiceProcess {
   readonly process: ChildProcess;
-  /** The base URL the service announced. */
+  /** The service's base URL, on loopback. */
   readonly url: string;
   /** Everything the process wrote so far, stdout and stderr together. */
   output(): string;
-  /** SIGTERM, then the exit code (null when killed by a signal). */
+  /** Sends the signal (SIGTERM by default) and answers the exit code (null when a signal killed it). */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+interface StartOptions {
+  readonly cwd?: string;
+  readonly timeoutMs?: number;
+  /** Where the service should listen; a free port by default. */
+  readonly port?: number;
 }
 
 /**
  * Runs the compiled service (`dist/main.js`, built by `npm test`) as a child
- * process, as it runs in production, and waits until it listens.
+ * process, exactly as it runs in production, and waits until it answers
+ * `/health/live`.
  */
 export async function startService(
   env: Record<string, string | undefined>,
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: StartOptions = {},
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [`${process.cwd()}/dist/main.js`], {
-    cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, 'exit');
+  const port = options.port ?? (await freePort());
+  const { child, output, exited } = spawnService({ ...env, PORT: String(port) }, options.cwd);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
 
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`service did not start:\n${output}`)),
-      options.timeoutMs ?? 30_000,
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `service exited with ${String(child.exitCode ?? child.signalCode)} before it answered:\n${output()}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not answer in time:\n${output()}`);
+    }
+    const live = await fetch(`${url}/health/live`).then(
+      (response) => response.ok,
+      () => false,
     );
-    const check = () => {
-      const match = LISTENING.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', check);
-    void exited.then(([code]) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${String(code)} before listening:\n${output}`));
-    });
-  });
+    if (live) {
+      break;
+    }
+    await sleep(50);
+  }
 
   return {
     process: child,
     url,
-    output: () => output,
+    output,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill(signal);
       }
-      const [code] = (await exited) as [number | null];
+      const [code] = await exited;
       return code;
     },
   };
@@ -69,14 +73,33 @@ export async function failedStart(
   env: Record<string, string | undefined>,
   options: { cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
+  const { output, exited } = spawnService({ PORT: '0', ...env }, options.cwd);
+  const [code] = await exited;
+  return { code, output: output() };
+}
+
+function spawnService(env: Record<string, string | undefined>, cwd?: string) {
   const child = spawn(process.execPath, [`${process.cwd()}/dist/main.js`], {
-    cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
+    cwd: cwd ?? process.cwd(),
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, output };
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  return { child, output: () => text, exited };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
 }

@@ -1,9 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined } from 'class-validator';
 
 import type { Int64 } from '../../common/int64.js';
 import { ApiClosedSchema } from '../../openapi/closed-schema.decorator.js';
-import { IsInt64, IsOptionalNotNull, IsText } from '../../validation/constraints.js';
+import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../validation/constraints.js';
 import {
   PLANT_ID_DESCRIPTION,
   PLANT_NAME_DESCRIPTION,
@@ -12,13 +11,12 @@ import {
   PLANT_TAG_RULES,
 } from './plant-fields.js';
 
-const REQUIRED = { message: '$property is required' };
-
+/** class-validator checks a property's rules from the bottom up: presence first, then the value. */
 @ApiClosedSchema({ name: 'NewPlant', description: 'The payload used to create a plant' })
 export class NewPlantDto {
   @ApiProperty({ type: 'integer', format: 'int64', description: PLANT_ID_DESCRIPTION, example: 10 })
-  @IsDefined(REQUIRED)
   @IsInt64()
+  @IsPresent()
   readonly id!: Int64;
 
   @ApiProperty({
@@ -28,8 +26,8 @@ export class NewPlantDto {
     maxLength: PLANT_NAME_RULES.maxLength,
     example: 'Monstera deliciosa',
   })
-  @IsDefined(REQUIRED)
   @IsText(PLANT_NAME_RULES)
+  @IsPresent()
   readonly name!: string;
 
   @ApiPropertyOptional({

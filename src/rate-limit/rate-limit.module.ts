@@ -1,0 +1,34 @@
+import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+
+import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
+import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
+import { RateLimitStorageModule } from './rate-limit-storage.module.js';
+import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
+
+@Module({
+  imports: [
+    RateLimitStorageModule,
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStorageModule],
+      inject: [authConfig.KEY, FixedWindowThrottlerStorage],
+      useFactory: (auth: AuthConfig, storage: FixedWindowThrottlerStorage) => ({
+        storage,
+        // X-RateLimit-* headers on every answer cost more than they tell; 429s carry Retry-After.
+        setHeaders: false,
+        throttlers: [
+          {
+            name: TOKEN_THROTTLER,
+            limit: auth.tokenLimit.limit,
+            ttl: auth.tokenLimit.windowMs,
+            skipIf: () => auth.tokenLimit.limit === 0,
+          },
+        ],
+      }),
+    }),
+  ],
+  providers: [AuthFailureLimiter, TokenThrottlerGuard],
+  exports: [AuthFailureLimiter, TokenThrottlerGuard],
+})
+export class RateLimitModule {}
