@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+
+import request from 'supertest';
+
+import { AUTH, newPlant } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('the HTTP edge: security headers, request ids, CORS off by default', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp();
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('sends security headers, and no X-Powered-By, on answers and on errors alike', async () => {
+    for (const response of [
+      await request(testApp.url).post('/plants').set(AUTH).send(newPlant()),
+      await request(testApp.url).post('/plants').send(newPlant()),
+      await request(testApp.url).get('/nowhere'),
+    ]) {
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+        'strict-transport-security': expect.stringContaining('max-age='),
+        'content-security-policy': expect.stringContaining("default-src 'self'"),
+      });
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('serves the Swagger UI under a policy that lets it run: scripts and styles from this origin', async () => {
+    const page = await request(testApp.url).get('/docs/');
+    const policy = page.headers['content-security-policy'];
+
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toContain('upgrade-insecure-requests');
+    expect(page.text).toContain('<script src="./swagger-ui-init.js">');
+  });
+
+  it('echoes an acceptable X-Request-Id, and replaces an unacceptable one with a UUID', async () => {
+    const given = randomUUID();
+    const echoed = await request(testApp.url).get('/health/live').set('X-Request-Id', given);
+    expect(echoed.headers['x-request-id']).toBe(given);
+
+    for (const bad of ['x'.repeat(200), 'has spaces', 'semi;colon', '']) {
+      const replaced = await request(testApp.url).get('/health/live').set('X-Request-Id', bad);
+      expect(replaced.headers['x-request-id']).toMatch(UUID);
+    }
+    const generated = await request(testApp.url).get('/health/live');
+    expect(generated.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers no cross-origin request unless CORS_ORIGINS allows it', async () => {
+    const preflight = await request(testApp.url)
+      .options('/plants')
+      .set('Origin', 'https://app.example')
+      .set('Access-Control-Request-Method', 'POST');
+    const simple = await request(testApp.url).get('/health/live').set('Origin', 'https://app.example');
+
+    expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+    expect(simple.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('CORS, when CORS_ORIGINS lists origins', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ CORS_ORIGINS: 'https://app.example, https://admin.example' });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('answers a preflight from a listed origin, with the headers a client needs', async () => {
+    const preflight = await request(testApp.url)
+      .options('/plants')
+      .set('Origin', 'https://admin.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,content-type');
+
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers).toMatchObject({
+      'access-control-allow-origin': 'https://admin.example',
+      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id',
+      'access-control-allow-methods': expect.stringContaining('POST'),
+    });
+  });
+
+  it('exposes the headers a browser client reads, and ignores other origins', async () => {
+    const allowed = await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .set('Origin', 'https://app.example')
+      .send(newPlant());
+    const other = await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .set('Origin', 'https://evil.example')
+      .send(newPlant());
+
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(allowed.headers['access-control-expose-headers']).toContain('X-Request-Id');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});

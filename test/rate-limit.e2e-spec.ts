@@ -1,0 +1,77 @@
+import { newPlant } from './support/factories.js';
+import { TEST_TOKEN } from './support/environment.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+const OTHER_TOKEN = 'another-test-token-0123456789';
+
+async function create(testApp: TestApp, token: string) {
+  const response = await fetch(`${testApp.url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(newPlant()),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: JSON.parse(await response.text()) as unknown,
+  };
+}
+
+describe('rate limits', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+      RATE_LIMIT_PER_TOKEN: '5',
+      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+      RATE_LIMIT_AUTH_FAILURES: '3',
+      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('refuses a token over its budget with 429 and Retry-After, and leaves other tokens alone', async () => {
+    for (let request = 1; request <= 5; request++) {
+      await expect(create(testApp, TEST_TOKEN)).resolves.toMatchObject({ status: 200 });
+    }
+
+    const refused = await create(testApp, TEST_TOKEN);
+    expect(refused).toMatchObject({ status: 429, body: { error: 429 } });
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(60);
+    expect((refused.body as { message: string }).message).toMatch(
+      /^Too many requests for this token; retry after \d+ s$/,
+    );
+
+    await expect(create(testApp, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
+  });
+
+  it('does not count public routes', async () => {
+    for (let request = 0; request < 20; request++) {
+      const response = await fetch(`${testApp.url}/health/live`);
+      expect(response.status).toBe(200);
+    }
+  });
+
+  it('locks out an address after repeated failed authentications, before checking any token', async () => {
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await expect(create(testApp, `wrong-token-${attempt}-0123456789`)).resolves.toMatchObject({
+        status: 401,
+      });
+    }
+
+    const locked = await create(testApp, 'wrong-token-4-0123456789');
+    expect(locked).toMatchObject({ status: 429, body: { error: 429 } });
+    expect(Number(locked.retryAfter)).toBeGreaterThan(0);
+    expect((locked.body as { message: string }).message).toMatch(
+      /^Too many failed authentication attempts from this address; retry after \d+ s$/,
+    );
+
+    // Even the right token is refused while the address is locked out.
+    await expect(create(testApp, OTHER_TOKEN)).resolves.toMatchObject({ status: 429 });
+  });
+});
