@@ -13,6 +13,7 @@ import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard.js';
@@ -30,6 +31,7 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
     LoggingModule,
     LifecycleModule,
     DatabaseModule,
+    MetricsModule,
     AuthModule,
     RateLimitModule,
     HealthModule,

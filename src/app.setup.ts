@@ -1,9 +1,9 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Logger } from 'pino';
 
 import { AppModule } from './app.module.js';
 import { httpConfig, type HttpConfig } from './config/http.config.js';
+import { configureHttpServer } from './http/http-server.js';
 import { jsonBodyParser } from './http/json-body.parser.js';
 import { securityHeaders } from './http/security-headers.js';
 import { closeConnectionsWhileDraining } from './lifecycle/graceful-shutdown.js';
@@ -11,7 +11,9 @@ import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { assignRequestId } from './http/request-id.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
 import { requestLog } from './logging/request-log.js';
-import { ROOT_LOGGER } from './logging/root-logger.js';
+import { getRootLogger } from './logging/root-logger.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { Metrics } from './metrics/metrics.js';
 import { setUpOpenApi } from './openapi/openapi.document.js';
 
 /**
@@ -19,16 +21,17 @@ import { setUpOpenApi } from './openapi/openapi.document.js';
  * be a provider is configured here, once.
  */
 export async function createApp(): Promise<NestExpressApplication> {
+  const rootLogger = getRootLogger();
   const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+    logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
     // Fail with an error, not `process.abort()`, when a provider cannot start.
     abortOnError: false,
-    bufferLogs: true,
   });
-  app.useLogger(app.get(PinoNestLogger));
 
   const http = app.get<HttpConfig>(httpConfig.KEY);
+  configureHttpServer(app.getHttpServer(), http);
   app.set('trust proxy', http.trustProxy);
   app.set('etag', false);
   if (http.corsOrigins.length > 0) {
@@ -45,7 +48,10 @@ export async function createApp(): Promise<NestExpressApplication> {
   // interceptor would cost far more for the same job.
   app.use(securityHeaders());
   app.use(assignRequestId);
-  app.use(requestLog(app.get<Logger>(ROOT_LOGGER)));
+  app.use(requestLog(rootLogger));
+  if (http.metricsEnabled) {
+    app.use(httpMetrics(app.get(Metrics)));
+  }
   app.use(closeConnectionsWhileDraining(app.get(ShutdownState)));
   app.use(jsonBodyParser());
 

@@ -9,7 +9,9 @@ import { createApp } from './app.setup.js';
 import { DEV_TOKEN } from './auth/dev-token.js';
 import { appConfig, type AppConfig } from './config/app.config.js';
 import { InvalidConfigurationError } from './config/configuration-error.js';
+import { isDatabaseUnavailableError } from './database/database-errors.js';
 import { enableGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { flushRootLogger } from './logging/root-logger.js';
 
 async function bootstrap(): Promise<void> {
   const app = await createApp();
@@ -41,13 +43,20 @@ function announce(app: NestExpressApplication, config: AppConfig): void {
   }
 }
 
-bootstrap().catch((error: unknown) => {
-  const message =
-    error instanceof InvalidConfigurationError
-      ? error.message
-      : error instanceof Error
-        ? error.stack
-        : String(error);
-  process.stderr.write(`Plant Store failed to start: ${message}\n`);
+/** An operator's explanation: configuration and database problems need no stack trace. */
+function explain(error: unknown): string {
+  if (error instanceof InvalidConfigurationError) {
+    return error.message;
+  }
+  if (isDatabaseUnavailableError(error)) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return `the database could not be reached (${reason}); check DATABASE_URL and that PostgreSQL is up`;
+  }
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+bootstrap().catch(async (error: unknown) => {
+  await flushRootLogger();
+  process.stderr.write(`Plant Store failed to start: ${explain(error)}\n`);
   process.exit(1);
 });

@@ -6,7 +6,12 @@ import { startTestApp, type TestApp } from './support/app.js';
  * Every route the application serves without a token, on purpose. A route
  * missing from this list must refuse a request that has no token.
  */
-const PUBLIC_ROUTES = new Set(['GET /health/live', 'GET /health/ready']);
+const PUBLIC_ROUTES = new Set([
+  'GET /health/live',
+  'GET /health/ready',
+  // Prometheus scrapes without a token; METRICS_ENABLED=false removes the route.
+  'GET /metrics',
+]);
 
 /** Served by the Swagger module, outside Nest's router and its guards: public by design. */
 const DOCUMENTATION_ROUTES = [

@@ -104,6 +104,41 @@ export class Environment {
   @IsString()
   EMBEDDED_POSTGRES_DIR?: string;
 
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1)
+  @Max(200)
+  @IsInt()
+  DATABASE_WRITE_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(60_000)
+  @IsInt()
+  DATABASE_CONNECT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(600_000)
+  @IsInt()
+  DATABASE_STATEMENT_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @Max(1_000)
+  @IsInt()
+  DATABASE_CONNECT_RETRIES?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @Max(60_000)
+  @IsInt()
+  DATABASE_CONNECT_RETRY_DELAY_MS?: number;
+
   // Authentication
   @IsOptional()
   @IsString()
@@ -180,6 +215,31 @@ export class Environment {
 
   // The HTTP edge
   @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(600_000)
+  @IsInt()
+  HTTP_HEADERS_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(600_000)
+  @IsInt()
+  HTTP_REQUEST_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(600_000)
+  @IsInt()
+  HTTP_KEEP_ALIVE_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsBooleanString()
+  METRICS_ENABLED?: string;
+
+  @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
 
@@ -204,6 +264,9 @@ export function readEnvironment(env: Record<string, unknown> = process.env): Env
 function combinationProblems(env: Environment): string[] {
   const problems: string[] = [];
   const jwt = Boolean(env.AUTH_JWKS_URL || env.AUTH_JWT_SECRET);
+  if ((env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000) > (env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000)) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   if (env.AUTH_JWKS_URL && env.AUTH_JWT_SECRET) {
     problems.push('set AUTH_JWKS_URL or AUTH_JWT_SECRET, not both');
   }

@@ -7,16 +7,31 @@ import { buildDataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
 import { DatabaseServerModule } from './database-server.module.js';
 import { runMigrations } from './migrations.js';
+import { TypeOrmNestLogger } from './typeorm-logger.js';
 
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       imports: [DatabaseServerModule],
       inject: [DatabaseServer, databaseConfig.KEY],
-      useFactory: (server: DatabaseServer, config: DatabaseConfig) => ({
-        ...buildDataSourceOptions({ url: server.url, poolSize: config.poolSize }),
-        retryAttempts: 0,
-      }),
+      useFactory: (server: DatabaseServer, config: DatabaseConfig) => {
+        const logger = new Logger('Database');
+        return {
+          ...buildDataSourceOptions({
+            url: server.url,
+            poolSize: config.poolSize,
+            connectTimeoutMs: config.connectTimeoutMs,
+            statementTimeoutMs: config.statementTimeoutMs,
+            idleInTransactionTimeoutMs: config.idleInTransactionTimeoutMs,
+            logger: new TypeOrmNestLogger(logger),
+            onPoolError: (error) =>
+              logger.warn(`A pooled connection failed and was dropped: ${error.message}`),
+          }),
+          // Start-up waits for the database, logging each attempt, then gives up.
+          retryAttempts: config.connectRetries,
+          retryDelay: config.connectRetryDelayMs,
+        };
+      },
     }),
     DatabaseServerModule,
   ],

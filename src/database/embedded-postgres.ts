@@ -35,8 +35,13 @@ export interface EmbeddedPostgresOptions {
    * fsync) and is deleted when stopped.
    */
   readonly ephemeral?: boolean;
+  /** The port to listen on; a free one by default. */
+  readonly port?: number;
   readonly log?: EmbeddedPostgresLog;
 }
+
+/** `fast` ends sessions and checkpoints; `immediate` is a crash, recovered from at the next start. */
+export type ShutdownMode = 'fast' | 'immediate';
 
 const USER = 'postgres';
 const START_TIMEOUT_SECONDS = 60;
@@ -74,7 +79,7 @@ export class EmbeddedPostgres {
     }
     await stopLeftoverServer(binaries, runAs, dataDir, options.log);
 
-    const port = await findFreePort();
+    const port = options.port ?? (await findFreePort());
     // Loopback only, and no Unix socket that could clash with a system server.
     const settings = [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories='];
     if (options.ephemeral) {
@@ -99,9 +104,9 @@ export class EmbeddedPostgres {
     return new EmbeddedPostgres(url, dataDir, binaries, runAs, options.ephemeral ?? false, options.log);
   }
 
-  /** Fast shutdown: open sessions are ended, committed data is kept (unless ephemeral). */
-  async stop(): Promise<void> {
-    await pgCtl(this.binaries, this.runAs, ['stop', '--wait', '--mode=fast', `--pgdata=${this.dataDir}`]);
+  /** Stops the server: open sessions are ended, committed data is kept (unless ephemeral). */
+  async stop(mode: ShutdownMode = 'fast'): Promise<void> {
+    await pgCtl(this.binaries, this.runAs, ['stop', '--wait', `--mode=${mode}`, `--pgdata=${this.dataDir}`]);
     await rm(`${this.dataDir}.owner`, { force: true });
     if (this.ephemeral) {
       await rm(this.dataDir, { recursive: true, force: true });

@@ -1,10 +1,9 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, HttpStatus, ServiceUnavailableException } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 
 import { Public } from '../auth/public.decorator.js';
-import { ERROR_DESCRIPTIONS } from '../errors/api-error-responses.decorator.js';
-import { ErrorDto } from '../errors/error.dto.js';
+import { ApiErrorResponse } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { DatabaseHealthIndicator } from './database.health.js';
 
@@ -32,7 +31,7 @@ export class HealthController {
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: the database answers a ping' })
   @ApiOkResponse({ description: 'Ready to serve requests' })
-  @ApiServiceUnavailableResponse({ description: ERROR_DESCRIPTIONS[503], type: ErrorDto })
+  @ApiErrorResponse(HttpStatus.SERVICE_UNAVAILABLE)
   ready() {
     if (this.shutdown.isShuttingDown) {
       throw new ServiceUnavailableException('The service is shutting down');

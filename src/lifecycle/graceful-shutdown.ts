@@ -4,9 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger as PinoLogger } from 'pino';
 
-import { ROOT_LOGGER } from '../logging/root-logger.js';
+import { flushRootLogger } from '../logging/root-logger.js';
 
 import { ShutdownState } from './shutdown-state.js';
 
@@ -49,10 +48,9 @@ export function enableGracefulShutdown(app: NestExpressApplication, options: { t
       server.closeAllConnections();
     }
 
-    const rootLogger = app.get<PinoLogger>(ROOT_LOGGER);
     await app.close();
     logger.log('Shut down cleanly');
-    await new Promise<void>((resolve) => rootLogger.flush(() => resolve()));
+    await flushRootLogger();
   };
 
   for (const signal of SIGNALS) {

@@ -1,20 +1,11 @@
 import { Global, Module } from '@nestjs/common';
 
-import { appConfig, type AppConfig } from '../config/app.config.js';
 import { PinoNestLogger } from './pino-nest-logger.js';
-import { createRootLogger, ROOT_LOGGER } from './root-logger.js';
+import { getRootLogger, ROOT_LOGGER } from './root-logger.js';
 
 @Global()
 @Module({
-  providers: [
-    {
-      provide: ROOT_LOGGER,
-      inject: [appConfig.KEY],
-      useFactory: (app: AppConfig) =>
-        createRootLogger({ level: app.logLevel, pretty: app.logFormat === 'pretty' }),
-    },
-    PinoNestLogger,
-  ],
+  providers: [{ provide: ROOT_LOGGER, useFactory: getRootLogger }, PinoNestLogger],
   exports: [ROOT_LOGGER, PinoNestLogger],
 })
 export class LoggingModule {}

@@ -1,15 +1,9 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
-import type { LogLevel } from '../config/app.config.js';
+import { appConfig } from '../config/app.config.js';
 
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
-
-export interface RootLoggerOptions {
-  readonly level: LogLevel;
-  /** Human-readable lines (development) instead of JSON lines (everywhere else). */
-  readonly pretty: boolean;
-}
 
 /**
  * Paths that must never reach a log line, should a later change try: the
@@ -23,18 +17,33 @@ const REDACTED_PATHS = [
   'token',
 ];
 
-/** One logger for the process: the Nest logger and the request log both write through it. */
-export function createRootLogger(options: RootLoggerOptions): Logger {
-  const settings = {
-    level: options.level,
-    base: { service: 'plant-store' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label: string) => ({ level: label }) },
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-  };
-  if (options.pretty) {
-    return pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }));
+let rootLogger: Logger | undefined;
+
+/**
+ * The process's one logger: Nest's logger and the request log both write
+ * through it. It exists before Nest does, so that start-up (and its database
+ * retries) is logged as it happens, in the configured format.
+ */
+export function getRootLogger(): Logger {
+  if (!rootLogger) {
+    const { logLevel, logFormat } = appConfig();
+    const settings = {
+      level: logLevel,
+      base: { service: 'plant-store' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label: string) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    };
+    rootLogger =
+      logFormat === 'pretty'
+        ? pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }))
+        : // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
+          pino(settings, pino.destination({ sync: false }));
   }
-  // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
-  return pino(settings, pino.destination({ sync: false }));
+  return rootLogger;
+}
+
+/** Writes out what is buffered: before the process exits. */
+export function flushRootLogger(): Promise<void> {
+  return new Promise((resolve) => (rootLogger ? rootLogger.flush(() => resolve()) : resolve()));
 }

@@ -1,76 +1,72 @@
 import type { DataSource } from 'typeorm';
 
+import type { DatabaseConfig } from '../config/database.config.js';
+import type { Metrics } from '../metrics/metrics.js';
 import { PlantIdTakenError } from './plant.errors.js';
 import { PlantsService } from './plants.service.js';
 
-type Row = { created: boolean; name: string; tag: string | null };
+type Row = { id: string; name: string; tag: string | null; created: boolean };
 
-/** A data source whose one query answers the given results in turn, and records its parameters. */
-function dataSourceAnswering(...results: Row[][]) {
-  const calls: unknown[][] = [];
+/** A service over a pool whose one statement answers `rows`, recording what it was sent. */
+function serviceAnswering(rows: Row[]) {
+  const sent: unknown[][] = [];
+  let created = 0;
   const dataSource = {
-    query: (_sql: string, parameters: unknown[]) => {
-      calls.push(parameters);
-      return Promise.resolve(results.shift() ?? []);
+    driver: {
+      master: {
+        query: (config: { values: unknown[] }) => {
+          sent.push(config.values);
+          return Promise.resolve({ rows });
+        },
+      },
     },
   } as unknown as DataSource;
-  return { dataSource, calls };
+  const metrics = { plantsCreated: { inc: () => created++ } } as unknown as Metrics;
+  const config = { writeConcurrency: 1, writeBatchSize: 10 } as DatabaseConfig;
+  return { service: new PlantsService(dataSource, config, metrics), sent, created: () => created };
 }
 
 describe('PlantsService.create', () => {
-  it('answers the stored plant, and passes the id to PostgreSQL as exact digits', async () => {
-    const { dataSource, calls } = dataSourceAnswering([{ created: true, name: 'Fern', tag: null }]);
+  it('answers the stored plant, counts it, and sends the id as exact digits', async () => {
+    const { service, sent, created } = serviceAnswering([
+      { id: '9223372036854775807', name: 'Fern', tag: null, created: true },
+    ]);
 
-    await expect(
-      new PlantsService(dataSource).create({ id: 9223372036854775807n, name: 'Fern' }),
-    ).resolves.toStrictEqual({
+    await expect(service.create({ id: 9223372036854775807n, name: 'Fern' })).resolves.toStrictEqual({
       name: 'Fern',
     });
-    expect(calls).toStrictEqual([['9223372036854775807', 'Fern', null]]);
+    expect(sent).toStrictEqual([[['9223372036854775807'], ['Fern'], [null]]]);
+    expect(created()).toBe(1);
   });
 
-  it('treats the same plant sent again as a success (idempotent retry)', async () => {
-    const { dataSource } = dataSourceAnswering([{ created: false, name: 'Fern', tag: 'pteridophyte' }]);
+  it('treats the same plant sent again as a success, and does not count it', async () => {
+    const { service, created } = serviceAnswering([
+      { id: '1', name: 'Fern', tag: 'pteridophyte', created: false },
+    ]);
 
-    await expect(
-      new PlantsService(dataSource).create({ id: 1, name: 'Fern', tag: 'pteridophyte' }),
-    ).resolves.toStrictEqual({ name: 'Fern', tag: 'pteridophyte' });
+    await expect(service.create({ id: 1, name: 'Fern', tag: 'pteridophyte' })).resolves.toStrictEqual({
+      name: 'Fern',
+      tag: 'pteridophyte',
+    });
+    expect(created()).toBe(0);
   });
 
   it.each([
     [
       { id: 1, name: 'Moss' },
-      { created: false, name: 'Fern', tag: null },
+      { name: 'Fern', tag: null },
     ],
     [
       { id: 1, name: 'Fern', tag: 'x' },
-      { created: false, name: 'Fern', tag: null },
+      { name: 'Fern', tag: null },
     ],
     [
       { id: 1, name: 'Fern' },
-      { created: false, name: 'Fern', tag: 'x' },
+      { name: 'Fern', tag: 'x' },
     ],
   ])('refuses %p when the id holds %p', async (newPlant, stored) => {
-    const { dataSource } = dataSourceAnswering([stored]);
+    const { service } = serviceAnswering([{ id: '1', ...stored, created: false }]);
 
-    await expect(new PlantsService(dataSource).create(newPlant)).rejects.toBeInstanceOf(PlantIdTakenError);
-  });
-
-  it('asks again when a concurrent create committed after its snapshot, and sees that row', async () => {
-    const { dataSource, calls } = dataSourceAnswering([], [{ created: false, name: 'Fern', tag: null }]);
-
-    await expect(new PlantsService(dataSource).create({ id: 1, name: 'Fern' })).resolves.toStrictEqual({
-      name: 'Fern',
-    });
-    expect(calls).toHaveLength(2);
-  });
-
-  it('gives up, with an error rather than a wrong answer, if the row never shows', async () => {
-    const { dataSource, calls } = dataSourceAnswering([], [], [], []);
-
-    await expect(new PlantsService(dataSource).create({ id: 1, name: 'Fern' })).rejects.toThrow(
-      'neither inserted nor found',
-    );
-    expect(calls).toHaveLength(3);
+    await expect(service.create(newPlant)).rejects.toBeInstanceOf(PlantIdTakenError);
   });
 });

@@ -1,61 +1,43 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { int64ToString } from '../common/int64.js';
+import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
+import { Metrics } from '../metrics/metrics.js';
 import { PlantDto } from './dto/plant.dto.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantIdTakenError } from './plant.errors.js';
-
-interface CreateRow {
-  readonly created: boolean;
-  readonly name: string;
-  readonly tag: string | null;
-}
-
-/**
- * Inserts the plant, or finds the one already stored under its id, in one
- * statement: `ON CONFLICT DO NOTHING` lets the database settle races between
- * concurrent creates, so there is no read-then-write window.
- */
-const CREATE_SQL = `
-  WITH inserted AS (
-    INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3)
-    ON CONFLICT (id) DO NOTHING
-    RETURNING name, tag
-  )
-  SELECT true AS created, name, tag FROM inserted
-  UNION ALL
-  SELECT false, name, tag FROM plants WHERE id = $1 AND NOT EXISTS (SELECT FROM inserted)`;
-
-/**
- * When the conflicting row was committed after this statement's snapshot was
- * taken, the statement neither inserts nor sees it; a new statement will.
- */
-const MAX_CREATE_ATTEMPTS = 3;
+import { PlantWriter, type Queryable } from './plant-writer.js';
 
 @Injectable()
 export class PlantsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  private readonly writer: PlantWriter;
+
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    @Inject(databaseConfig.KEY) config: DatabaseConfig,
+    private readonly metrics: Metrics,
+  ) {
+    // The writer uses the pool TypeORM owns (one round trip per batch), not its query builder.
+    this.writer = new PlantWriter(() => (dataSource.driver as unknown as { master: Queryable }).master, {
+      concurrency: config.writeConcurrency,
+      maxBatchSize: config.writeBatchSize,
+    });
+  }
 
   /**
    * Stores a new plant. Sending the same plant again is a success that writes
    * nothing, so clients may retry; another plant under a taken id is refused.
    */
   async create(newPlant: NewPlantDto): Promise<PlantDto> {
-    const id = int64ToString(newPlant.id);
-    const tag = newPlant.tag ?? null;
-    for (let attempt = 1; ; attempt++) {
-      const [row] = await this.dataSource.query<CreateRow[]>(CREATE_SQL, [id, newPlant.name, tag]);
-      if (row) {
-        if (!row.created && (row.name !== newPlant.name || row.tag !== tag)) {
-          throw new PlantIdTakenError(id);
-        }
-        return PlantDto.from(row);
-      }
-      if (attempt === MAX_CREATE_ATTEMPTS) {
-        throw new Error(`Create of plant ${id} neither inserted nor found a row`);
-      }
+    const plant = { id: int64ToString(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
+    const { created, stored } = await this.writer.write(plant);
+    if (created) {
+      this.metrics.plantsCreated.inc();
+    } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
+      throw new PlantIdTakenError(plant.id);
     }
+    return PlantDto.from(stored);
   }
 }

@@ -13,8 +13,9 @@ declare global {
 
 /**
  * The e2e suites run against a real PostgreSQL: the one `DATABASE_URL` names,
- * or else a throw-away embedded one. Each suite truncates the tables it uses,
- * so the database must be one made for tests: its name must say so.
+ * or else a throw-away embedded one, started once for every project of the
+ * run. Each suite truncates the tables it uses, so the database must be one
+ * made for tests: its name must say so.
  */
 export default async function globalSetup(): Promise<void> {
   if (process.env.DATABASE_URL) {

@@ -1,0 +1,145 @@
+import request from 'supertest';
+
+import { AUTH, newPlant } from './support/factories.js';
+import { TEST_TOKEN } from './support/environment.js';
+import { eventually } from './support/eventually.js';
+import { JwtIssuer, AUDIENCE, ISSUER } from './support/jwt-issuer.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+/** The value of one sample in a Prometheus text exposition, or undefined when absent. */
+function sample(exposition: string, series: string): number | undefined {
+  const line = exposition.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('health, logs and metrics', () => {
+  let issuer: JwtIssuer;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+    // The most verbose level there is: whatever is logged, secrets must not be.
+    testApp = await startTestApp({
+      LOG_LEVEL: 'trace',
+      AUTH_JWKS_URL: issuer.jwksUrl,
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await issuer.stop();
+  });
+
+  it('reports liveness, and readiness with a database ping, without a token', async () => {
+    const live = await request(testApp.url).get('/health/live');
+    const ready = await request(testApp.url).get('/health/ready');
+
+    expect(live.status).toBe(200);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+  });
+
+  it('logs one JSON line per request: method, route, status, duration and request id', async () => {
+    await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .set('X-Request-Id', 'log-line-check-1')
+      .send(newPlant());
+
+    await eventually(() => testApp.service.output().includes('log-line-check-1'));
+    const line = testApp.service
+      .output()
+      .split('\n')
+      .find((candidate) => candidate.includes('"reqId":"log-line-check-1"'));
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 'info',
+      msg: 'request completed',
+      reqId: 'log-line-check-1',
+      method: 'POST',
+      route: '/plants',
+      status: 200,
+      durationMs: expect.any(Number),
+    });
+  });
+
+  it('never logs a token, an Authorization header or a request body', async () => {
+    const jwt = await issuer.token();
+    const secretName = 'body-content-that-must-not-be-logged';
+    await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .send(newPlant({ name: secretName }));
+    await request(testApp.url)
+      .post('/plants')
+      .set('Authorization', `Bearer ${jwt}`)
+      .send(newPlant({ tag: secretName }));
+    await request(testApp.url)
+      .post('/plants')
+      .set('Authorization', 'Bearer wrong-token-0123456789')
+      .send(newPlant());
+    await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(`{"name": "${secretName}"`);
+    await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .set('X-Request-Id', 'secrets-check-last')
+      .send(newPlant());
+
+    await eventually(() => testApp.service.output().includes('secrets-check-last'));
+    const log = testApp.service.output();
+    for (const secret of [TEST_TOKEN, jwt, jwt.split('.')[2], 'wrong-token-0123456789', secretName]) {
+      expect(log).not.toContain(secret);
+    }
+    expect(log.toLowerCase()).not.toContain('authorization');
+  });
+
+  it('exposes Prometheus metrics: requests by route and status, durations, the pool, plants created, the process', async () => {
+    await request(testApp.url).post('/plants').set(AUTH).send(newPlant());
+    await request(testApp.url).post('/plants').set(AUTH).send({});
+
+    const response = await request(testApp.url).get('/metrics');
+
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    const exposition = response.text;
+    expect(
+      sample(exposition, 'http_requests_total{method="POST",route="/plants",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(exposition, 'http_requests_total{method="POST",route="/plants",status="400"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(exposition, 'http_request_duration_seconds_count{method="POST",route="/plants",status="200"}'),
+    ).toBeGreaterThanOrEqual(1);
+    expect(sample(exposition, 'plants_created_total')).toBeGreaterThanOrEqual(1);
+    for (const state of ['in_use', 'idle', 'waiting']) {
+      expect(sample(exposition, `db_pool_connections{state="${state}"}`)).toBeGreaterThanOrEqual(0);
+    }
+    expect(exposition).toContain('process_resident_memory_bytes');
+    expect(exposition).toContain('nodejs_eventloop_lag_seconds');
+  });
+});
+
+describe('metrics switched off', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ METRICS_ENABLED: 'false' });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('has no /metrics route', async () => {
+    const response = await request(testApp.url).get('/metrics');
+
+    expect(response.status).toBe(404);
+    expect(response.body).toStrictEqual({ error: 404, message: 'Cannot GET /metrics' });
+  });
+});
