@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 
 import request from 'supertest';
 
@@ -66,6 +68,34 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
 
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect(simple.headers['access-control-allow-origin']).toBeUndefined();
+  });
+});
+
+describe('HTTP server timeouts', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('cuts off a client that trickles its headers (408, connection closed)', async () => {
+    const { hostname, port } = new URL(testApp.url);
+    const socket = connect(Number(port), hostname);
+    const started = Date.now();
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.write('POST /plants HTTP/1.1\r\nHost: plant-store\r\n');
+    const drip = setInterval(() => socket.write('X-Slow: 1\r\n'), 200);
+
+    await once(socket, 'close');
+    clearInterval(drip);
+
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
 

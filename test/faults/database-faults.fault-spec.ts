@@ -166,6 +166,31 @@ describe('database faults, against the compiled service', () => {
     expect(recoveryMs).toBeLessThan(5_000);
   }, 60_000);
 
+  it('cancels a statement that runs too long (statement_timeout): 503 within 2 s, nothing stored', async () => {
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    await client.query(`
+      CREATE FUNCTION stall() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(5); RETURN NEW; END $$;
+      CREATE TRIGGER stall BEFORE INSERT ON plants FOR EACH ROW EXECUTE FUNCTION stall();`);
+    try {
+      const started = Date.now();
+      const response = await fetch(`${service.url}/plants`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id: 5_000_000, name: 'Too slow' }),
+      });
+
+      expect(response.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(response.headers.get('retry-after')).toBe('1');
+    } finally {
+      await client.query('DROP TRIGGER stall ON plants; DROP FUNCTION stall()');
+    }
+    const { rows } = await client.query('SELECT 1 FROM plants WHERE id = 5000000');
+    await client.end();
+    expect(rows).toStrictEqual([]);
+  });
+
   it('waits for the database at start-up, with bounded and logged retries, then serves', async () => {
     await postgres.stop('fast');
     const starting = startService(
