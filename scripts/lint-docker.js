@@ -1,5 +1,6 @@
 /**
  * A syntax check of the container files that needs no Docker engine:
+ * - the Dockerfile's CMD, which must run node with package.json's config.nodeOptions;
  * - the Dockerfile, through dockerfile-utils (the parser and validator behind
  *   editors' Dockerfile support);
  * - docker-compose.yml, through `docker compose config` (or the standalone
@@ -16,6 +17,15 @@ const dockerfile = readFileSync('Dockerfile', 'utf8');
 for (const problem of validate(dockerfile)) {
   failed = true;
   console.error(`Dockerfile:${problem.range.start.line + 1}: ${problem.message}`);
+}
+
+// The image runs the service with the same V8 flags as `npm start` (package.json's config.nodeOptions).
+const { config } = JSON.parse(readFileSync('package.json', 'utf8'));
+const command = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]');
+const expected = ['node', ...config.nodeOptions.split(' '), 'dist/main.js'];
+if (JSON.stringify(command) !== JSON.stringify(expected)) {
+  failed = true;
+  console.error(`Dockerfile: CMD should be ${JSON.stringify(expected)} (package.json config.nodeOptions)`);
 }
 
 const env = { ...process.env, AUTH_TOKENS: process.env.AUTH_TOKENS ?? 'syntax-check-token-0123456789' };

@@ -3,26 +3,23 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 
 import { AppModule } from './app.module.js';
 import { httpConfig, type HttpConfig } from './config/http.config.js';
+import { httpEdge } from './http/http-edge.js';
 import { configureHttpServer } from './http/http-server.js';
+import { JsonExpressAdapter } from './http/json-express.adapter.js';
 import { jsonBodyParser } from './http/json-body.parser.js';
-import { securityHeaders } from './http/security-headers.js';
-import { closeConnectionsWhileDraining } from './lifecycle/graceful-shutdown.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
-import { assignRequestId } from './http/request-id.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
-import { requestLog } from './logging/request-log.js';
 import { getRootLogger } from './logging/root-logger.js';
-import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import { setUpOpenApi } from './openapi/openapi.document.js';
 
 /**
- * The application as it runs in production and in the e2e tests: what cannot
- * be a provider is configured here, once.
+ * The application as it runs in production and in the tests: what cannot be
+ * a provider is configured here, once.
  */
 export async function createApp(): Promise<NestExpressApplication> {
   const rootLogger = getRootLogger();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new JsonExpressAdapter(), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
@@ -34,6 +31,17 @@ export async function createApp(): Promise<NestExpressApplication> {
   configureHttpServer(app.getHttpServer(), http);
   app.set('trust proxy', http.trustProxy);
   app.set('etag', false);
+  app.set('x-powered-by', false);
+
+  // Per-request work lives at the HTTP layer, in as few layers as possible:
+  // a Nest interceptor would cost far more for the same job.
+  app.use(
+    httpEdge({
+      logger: rootLogger,
+      metrics: http.metricsEnabled ? app.get(Metrics) : undefined,
+      shutdown: app.get(ShutdownState),
+    }),
+  );
   if (http.corsOrigins.length > 0) {
     app.enableCors({
       origin: http.corsOrigins,
@@ -43,16 +51,6 @@ export async function createApp(): Promise<NestExpressApplication> {
       maxAge: 600,
     });
   }
-
-  // Per-request work lives here, at the HTTP layer, in this order: a Nest
-  // interceptor would cost far more for the same job.
-  app.use(securityHeaders());
-  app.use(assignRequestId);
-  app.use(requestLog(rootLogger));
-  if (http.metricsEnabled) {
-    app.use(httpMetrics(app.get(Metrics)));
-  }
-  app.use(closeConnectionsWhileDraining(app.get(ShutdownState)));
   app.use(jsonBodyParser());
 
   setUpOpenApi(app);

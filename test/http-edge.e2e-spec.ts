@@ -31,7 +31,7 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
         'x-frame-options': 'SAMEORIGIN',
         'referrer-policy': 'no-referrer',
         'strict-transport-security': expect.stringContaining('max-age='),
-        'content-security-policy': expect.stringContaining("default-src 'self'"),
+        'content-security-policy': "default-src 'none';frame-ancestors 'none'",
       });
       expect(response.headers['x-powered-by']).toBeUndefined();
     }

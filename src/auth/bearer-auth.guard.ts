@@ -23,9 +23,12 @@ export class BearerAuthGuard implements CanActivate {
     private readonly failures: AuthFailureLimiter,
   ) {}
 
+  /** What each route asks for, read from its metadata once rather than on every request. */
+  private readonly routes = new WeakMap<object, RouteAuth>();
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets)) {
+    const { isPublic, requiredScopes } = this.routeAuth(context);
+    if (isPublic) {
       return true;
     }
     const request = context.switchToHttp().getRequest<Request>();
@@ -37,8 +40,6 @@ export class BearerAuthGuard implements CanActivate {
     if (credentials.kind === 'malformed') {
       return this.refuse(request);
     }
-    const requiredScopes =
-      this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES_KEY, targets) ?? [];
     const principal = this.verifier.verify(credentials.token);
     if (principal instanceof Promise) {
       return principal.then((resolved) =>
@@ -48,11 +49,31 @@ export class BearerAuthGuard implements CanActivate {
     return principal ? admit(request, principal, requiredScopes) : this.refuse(request);
   }
 
+  private routeAuth(context: ExecutionContext): RouteAuth {
+    const handler = context.getHandler();
+    let auth = this.routes.get(handler);
+    if (!auth) {
+      const targets = [handler, context.getClass()];
+      auth = {
+        isPublic: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) ?? false,
+        requiredScopes:
+          this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES_KEY, targets) ?? [],
+      };
+      this.routes.set(handler, auth);
+    }
+    return auth;
+  }
+
   /** Counts the failure against the client's address, then answers 401 (429 once over the limit). */
   private async refuse(request: Request): Promise<never> {
     await this.failures.recordFailure(request.ip);
     throw BearerChallenge.invalidToken();
   }
+}
+
+interface RouteAuth {
+  readonly isPublic: boolean;
+  readonly requiredScopes: readonly Scope[];
 }
 
 function admit(request: Request, principal: Principal, requiredScopes: readonly Scope[]): true {

@@ -35,10 +35,6 @@ export class DatabaseServer {
     return new DatabaseServer(embedded.url, embedded);
   }
 
-  get isEmbedded(): boolean {
-    return this.embedded !== undefined;
-  }
-
   /** Stops the embedded server, if there is one; a server named by `DATABASE_URL` is not ours to stop. */
   async stop(): Promise<void> {
     await this.embedded?.stop();

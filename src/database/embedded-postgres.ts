@@ -10,10 +10,8 @@ import pg from 'pg';
 
 const run = promisify(execFile);
 
-/** What the service needs of a log: start-up of a database is worth telling. */
-export interface EmbeddedPostgresLog {
-  log(message: string): void;
-}
+/** What the launcher needs of a log (Nest's Logger has `log`, pino's `info`). */
+export type EmbeddedPostgresLog = { log(message: string): void } | { info(message: string): void };
 
 interface Binaries {
   readonly initdb: string;
@@ -74,7 +72,7 @@ export class EmbeddedPostgres {
     await claimDataDir(`${dataDir}.owner`);
 
     if (!(await exists(join(dataDir, 'PG_VERSION')))) {
-      options.log?.log(`Initialising an embedded PostgreSQL cluster in ${dataDir}`);
+      say(options.log, `Initialising an embedded PostgreSQL cluster in ${dataDir}`);
       await initialiseCluster(binaries, runAs, dataDir, password);
     }
     await stopLeftoverServer(binaries, runAs, dataDir, options.log);
@@ -100,7 +98,7 @@ export class EmbeddedPostgres {
     await createDatabaseIfMissing(base, options.database);
 
     const url = new URL(options.database, base).toString();
-    options.log?.log(`Embedded PostgreSQL is listening on 127.0.0.1:${port} (data: ${dataDir})`);
+    say(options.log, `Embedded PostgreSQL is listening on 127.0.0.1:${port} (data: ${dataDir})`);
     return new EmbeddedPostgres(url, dataDir, binaries, runAs, options.ephemeral ?? false, options.log);
   }
 
@@ -112,7 +110,15 @@ export class EmbeddedPostgres {
       await rm(this.dataDir, { recursive: true, force: true });
       await rm(`${this.dataDir}.password`, { force: true });
     }
-    this.log?.log('Embedded PostgreSQL stopped');
+    say(this.log, 'Embedded PostgreSQL stopped');
+  }
+}
+
+function say(log: EmbeddedPostgresLog | undefined, message: string): void {
+  if (log && 'log' in log) {
+    log.log(message);
+  } else {
+    log?.info(message);
   }
 }
 
@@ -240,7 +246,7 @@ async function stopLeftoverServer(
   } catch {
     return; // not running: the usual case
   }
-  log?.log(`Stopping an embedded PostgreSQL left running in ${dataDir}`);
+  say(log, `Stopping an embedded PostgreSQL left running in ${dataDir}`);
   await pgCtl(binaries, runAs, ['stop', '--wait', '--mode=fast', `--pgdata=${dataDir}`]);
 }
 

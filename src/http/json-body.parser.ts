@@ -24,11 +24,15 @@ export const JSON_MEDIA_TYPE = 'application/json';
  */
 export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   return function parseJsonBody(request: Request, _response: Response, next: NextFunction): void {
-    if (!typeIs.hasBody(request) || !typeIs(request, [JSON_MEDIA_TYPE])) {
+    // The usual header, exactly, needs no parsing: the rest goes through type-is and content-type.
+    const plainJson = request.headers['content-type'] === JSON_MEDIA_TYPE;
+    if (!typeIs.hasBody(request) || (!plainJson && !typeIs(request, [JSON_MEDIA_TYPE]))) {
       next();
       return;
     }
-    const refusal = refuseUnreadableBody(request);
+    const refusal = plainJson
+      ? refuseEncoded(request)
+      : (refuseUnreadableCharset(request) ?? refuseEncoded(request));
     if (refusal) {
       next(refusal);
       return;
@@ -53,7 +57,7 @@ export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   };
 }
 
-function refuseUnreadableBody(request: Request): Error | undefined {
+function refuseUnreadableCharset(request: Request): Error | undefined {
   let charset: string | undefined;
   try {
     charset = contentType.parse(request.headers['content-type'] ?? '').parameters.charset?.toLowerCase();
@@ -63,6 +67,10 @@ function refuseUnreadableBody(request: Request): Error | undefined {
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     return new UnsupportedMediaTypeException('JSON request bodies must be encoded as UTF-8');
   }
+  return undefined;
+}
+
+function refuseEncoded(request: Request): Error | undefined {
   const encoding = request.headers['content-encoding']?.toLowerCase() ?? 'identity';
   if (encoding !== 'identity') {
     return new UnsupportedMediaTypeException(

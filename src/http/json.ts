@@ -1,4 +1,4 @@
-import { LosslessNumber, parse as parseLossless } from 'lossless-json';
+import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 
 /** Deeper JSON is refused before any recursive code sees it. */
 export const MAX_JSON_DEPTH = 32;
@@ -92,4 +92,20 @@ export function parseExactNumber(literal: string): number | bigint | LosslessNum
   const integer = BigInt(`${sign}${digits}${'0'.repeat(scale)}`);
   const asNumber = Number(integer);
   return Number.isSafeInteger(asNumber) ? asNumber : integer;
+}
+
+/**
+ * `JSON.stringify`, except that a `bigint` (an id beyond 2^53) is written as
+ * a JSON number with all its digits, where `JSON.stringify` throws. The
+ * common case, with no bigint, costs what `JSON.stringify` costs.
+ */
+export function stringifyJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (error instanceof TypeError && /BigInt/i.test(error.message)) {
+      return stringifyLossless(value) ?? 'null';
+    }
+    throw error;
+  }
 }

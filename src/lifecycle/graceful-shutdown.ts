@@ -3,26 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { NextFunction, Request, Response } from 'express';
 
 import { flushRootLogger } from '../logging/root-logger.js';
 
 import { ShutdownState } from './shutdown-state.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
-
-/**
- * While draining, every answer tells its client to open a new connection
- * (to another instance) for the next request.
- */
-export function closeConnectionsWhileDraining(state: ShutdownState) {
-  return function markConnectionClose(_request: Request, response: Response, next: NextFunction): void {
-    if (state.isShuttingDown) {
-      response.setHeader('Connection', 'close');
-    }
-    next();
-  };
-}
 
 /**
  * On SIGTERM or SIGINT: readiness turns 503, the server stops accepting

@@ -1,0 +1,124 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+
+import type { ShutdownState } from '../lifecycle/shutdown-state.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { assignRequestId } from './request-id.js';
+
+export interface HttpEdgeOptions {
+  readonly logger: Logger;
+  /** Absent when METRICS_ENABLED=false. */
+  readonly metrics?: Metrics;
+  readonly shutdown: ShutdownState;
+}
+
+/**
+ * Everything the service does for every request, in one middleware at the
+ * HTTP layer (each Express layer, and each Nest interceptor even more, has a
+ * cost of its own on every request):
+ *
+ * - names the request (`X-Request-Id`, see `assignRequestId`);
+ * - sets helmet's security headers;
+ * - while the process drains, asks the client to close the connection;
+ * - when the answer is done, writes one log line (method, route, status,
+ *   duration, request id: never headers, bodies or query strings) and
+ *   records the request's metrics.
+ */
+export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): RequestHandler {
+  const apiHeaders = helmetHeaders(API_CONTENT_SECURITY_POLICY);
+  const docsHeaders = helmetHeaders(DOCS_CONTENT_SECURITY_POLICY);
+  const log = logger.child({ context: 'HTTP' });
+  const instruments = metrics ? new RequestInstruments(metrics) : undefined;
+
+  return function handleEdge(request: Request, response: Response, next: NextFunction): void {
+    const started = performance.now();
+    assignRequestId(request, response);
+    for (const [name, value] of request.path.startsWith('/docs') ? docsHeaders : apiHeaders) {
+      response.setHeader(name, value);
+    }
+    if (shutdown.isShuttingDown) {
+      response.setHeader('Connection', 'close');
+    }
+    response.once('close', () => {
+      const durationMs = performance.now() - started;
+      const route = routeOf(request);
+      const status = response.writableFinished ? response.statusCode : 0;
+      instruments?.record(request.method, route ?? 'unmatched', status, durationMs);
+      if (log.isLevelEnabled('info')) {
+        log.info(
+          {
+            reqId: request.id,
+            method: request.method,
+            route: route ?? null,
+            status,
+            durationMs: Math.round(durationMs * 100) / 100,
+          },
+          status === 0 ? 'request aborted' : 'request completed',
+        );
+      }
+    });
+    next();
+  };
+}
+
+/** The matched route's pattern, so that lines and metrics group by operation rather than by URL. */
+export function routeOf(request: Request): string | undefined {
+  const path = (request.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? `${request.baseUrl}${path}` : undefined;
+}
+
+type ContentSecurityPolicy = Exclude<Parameters<typeof helmet>[0], undefined>['contentSecurityPolicy'];
+
+/** JSON answers load nothing and are framed by nobody. */
+const API_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = {
+  useDefaults: false,
+  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+};
+
+/**
+ * The Swagger UI loads its scripts and styles from this origin and draws its
+ * icons from data: URLs, which helmet's default policy allows. Its
+ * `upgrade-insecure-requests` is dropped: it would turn the UI's calls into
+ * https ones when the service is reached over plain http.
+ */
+const DOCS_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = { directives: { upgradeInsecureRequests: null } };
+
+/**
+ * helmet's headers (nosniff, frame and referrer policies, HSTS, …, and the
+ * given Content-Security-Policy), as helmet sets them. They depend on nothing
+ * in the request, so helmet computes them once, here, rather than on every
+ * request.
+ */
+export function helmetHeaders(
+  contentSecurityPolicy: ContentSecurityPolicy,
+): ReadonlyArray<readonly [string, string]> {
+  const headers = new Map<string, string>();
+  const response = {
+    setHeader: (name: string, value: string) => headers.set(name, String(value)),
+    removeHeader: (name: string) => headers.delete(name),
+  };
+  helmet({ contentSecurityPolicy })({} as Request, response as unknown as Response, () => undefined);
+  return [...headers];
+}
+
+/** Counter and histogram children per label set: no label hashing on the hot path. */
+class RequestInstruments {
+  private readonly children = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+
+  constructor(private readonly metrics: Metrics) {}
+
+  record(method: string, route: string, status: number, durationMs: number): void {
+    const key = `${method} ${route} ${status}`;
+    let child = this.children.get(key);
+    if (!child) {
+      const labels = [method, route, String(status)] as const;
+      const counter = this.metrics.httpRequests.labels(...labels);
+      const histogram = this.metrics.httpDuration.labels(...labels);
+      child = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      this.children.set(key, child);
+    }
+    child.count();
+    child.observe(durationMs / 1000);
+  }
+}
