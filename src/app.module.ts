@@ -8,6 +8,7 @@ import { appConfig } from './config/app.config.js';
 import { authConfig } from './config/auth.config.js';
 import { databaseConfig } from './config/database.config.js';
 import { httpConfig } from './config/http.config.js';
+import { webhookConfig } from './config/webhook.config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { HealthModule } from './health/health.module.js';
@@ -17,6 +18,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
 
 @Module({
@@ -24,7 +26,7 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
     ConfigModule.forRoot({
       isGlobal: true,
       cache: true,
-      load: [appConfig, databaseConfig, authConfig, httpConfig],
+      load: [appConfig, databaseConfig, authConfig, httpConfig, webhookConfig],
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
@@ -35,6 +37,7 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
     AuthModule,
     RateLimitModule,
     HealthModule,
+    WebhooksModule,
     PlantsModule,
   ],
   providers: [

@@ -83,6 +83,69 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents reading and deleting, each with the statuses it can answer', () => {
+    const { paths } = emitted;
+    const statuses = (operation: Document) => Object.keys(operation.responses as object).sort();
+
+    expect(statuses(paths['/plants'].get)).toStrictEqual(['200', '400', '401', '403', '429', '500', '503']);
+    expect(statuses(paths['/plants/{id}'].get)).toStrictEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(statuses(paths['/plants/{id}'].delete)).toStrictEqual([
+      '204',
+      '400',
+      '401',
+      '403',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
+    expect(paths['/plants'].get.responses['200'].content['application/json'].schema).toStrictEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/NewPlant' },
+    });
+    expect(paths['/plants'].get.responses['200'].headers.Link).toBeDefined();
+    expect(
+      (paths['/plants'].get.parameters as Document[]).map((parameter) => parameter.name as string).sort(),
+    ).toStrictEqual(['after', 'limit', 'tag']);
+    const limit = (paths['/plants'].get.parameters as Document[]).find(
+      (parameter) => parameter.name === 'limit',
+    );
+    expect(limit?.schema).toMatchObject({
+      type: 'integer',
+      format: 'int32',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
+    expect(paths['/plants/{id}'].get.parameters[0]).toMatchObject({
+      name: 'id',
+      in: 'path',
+      schema: { type: 'integer', format: 'int64' },
+    });
+  });
+
+  it('describes the new-plant webhook in the 3.1 webhooks section', () => {
+    const webhook = emitted.webhooks['plant/webhook'].post as Document;
+
+    expect(webhook.requestBody.content['application/json'].schema).toStrictEqual({
+      $ref: '#/components/schemas/NewPlant',
+    });
+    expect((webhook.parameters as Document[]).map((parameter) => parameter.name as string)).toStrictEqual([
+      'Webhook-Id',
+      'Webhook-Timestamp',
+      'Webhook-Signature',
+    ]);
+  });
+
   it('matches the committed openapi.yaml (run `npm run openapi` after changing the API)', async () => {
     const committed = load(await readFile('openapi.yaml', 'utf8'));
 

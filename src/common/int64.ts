@@ -16,3 +16,22 @@ export function isInt64(value: unknown): value is Int64 {
 export function int64ToString(value: Int64): string {
   return typeof value === 'bigint' ? value.toString() : String(Object.is(value, -0) ? 0 : value);
 }
+
+/** An int64 read back from PostgreSQL (decimal digits), as it goes into JSON: a number while safe, else a bigint. */
+export function int64FromString(digits: string): Int64 {
+  const value = BigInt(digits);
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
+}
+
+const INT64_LITERAL = /^-?\d{1,19}$/;
+
+/** An int64 from text such as a path or query parameter: decimal digits, in range; undefined otherwise. */
+export function parseInt64(text: string): Int64 | undefined {
+  if (!INT64_LITERAL.test(text)) {
+    return undefined;
+  }
+  const value = BigInt(text);
+  return value >= INT64_MIN && value <= INT64_MAX ? int64FromString(text) : undefined;
+}

@@ -239,6 +239,50 @@ export class Environment {
   @IsBooleanString()
   METRICS_ENABLED?: string;
 
+  // Webhooks
+  @IsOptional()
+  @IsUrlList()
+  WEBHOOK_URLS?: string;
+
+  @IsOptional()
+  @MinLength(32, { message: 'WEBHOOK_SECRET must be at least 32 characters' })
+  WEBHOOK_SECRET?: string;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(100)
+  @Max(60_000)
+  @IsInt()
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1)
+  @Max(100)
+  @IsInt()
+  WEBHOOK_MAX_ATTEMPTS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(10)
+  @Max(3_600_000)
+  @IsInt()
+  WEBHOOK_BACKOFF_BASE_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(10)
+  @Max(86_400_000)
+  @IsInt()
+  WEBHOOK_BACKOFF_MAX_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(10)
+  @Max(60_000)
+  @IsInt()
+  WEBHOOK_POLL_INTERVAL_MS?: number;
+
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
@@ -281,6 +325,9 @@ function combinationProblems(env: Environment): string[] {
   if (env.AUTH_JWT_SECRET && env.AUTH_JWT_ALGORITHMS && env.AUTH_JWT_ALGORITHMS !== 'HS256') {
     problems.push('AUTH_JWT_SECRET signs with HS256 only: leave AUTH_JWT_ALGORITHMS unset');
   }
+  if (env.WEBHOOK_URLS && !env.WEBHOOK_SECRET) {
+    problems.push('WEBHOOK_URLS needs WEBHOOK_SECRET, to sign what is sent');
+  }
   if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
     problems.push('NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)');
   }
@@ -296,6 +343,26 @@ function combinationProblems(env: Environment): string[] {
 function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname;
   return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+function IsUrlList(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isUrlList',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: 'WEBHOOK_URLS must list http:// or https:// URLs, separated by commas' },
+      validator: {
+        validate: (value: unknown) =>
+          parseListEnv(typeof value === 'string' ? value : '').every((entry) => {
+            try {
+              return ['http:', 'https:'].includes(new URL(entry).protocol);
+            } catch {
+              return false;
+            }
+          }),
+      },
+    });
 }
 
 function IsAlgorithmList(): PropertyDecorator {

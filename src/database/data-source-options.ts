@@ -1,6 +1,7 @@
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 
 import { Plant } from '../plants/plant.entity.js';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 export interface ConnectionSettings {
@@ -19,7 +20,7 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
     type: 'postgres',
     url: settings.url,
     applicationName: 'plant-store',
-    entities: [Plant],
+    entities: [Plant, WebhookDelivery],
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',
     // The schema changes only through reviewed migrations.

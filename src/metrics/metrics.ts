@@ -38,6 +38,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome: delivered, failed (to be retried), dead (given up)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
   constructor(dataSource: DataSource) {
     collectDefaultMetrics({ register: this.registry });
     const pool = (): PoolCounts | undefined =>

@@ -8,6 +8,55 @@ export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
 export const BEARER_SCHEME_NAME = 'bearerAuth';
 
+/**
+ * What subscribers (WEBHOOK_URLS) receive: the OpenAPI 3.1 `webhooks` section.
+ * It describes requests this service sends, not routes it serves, so no
+ * controller can carry it; it refers to the emitted NewPlant schema.
+ */
+const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
+  'plant/webhook': {
+    post: {
+      operationId: 'newPlantWebhook',
+      summary: 'A new plant',
+      description:
+        'Sent to each subscriber when a plant is stored, at least once: de-duplicate on Webhook-Id. ' +
+        'Verify Webhook-Signature before trusting the body (see the README).',
+      parameters: [
+        {
+          name: 'Webhook-Id',
+          in: 'header',
+          required: true,
+          description: 'The event id, the same on every attempt and for every subscriber',
+          schema: { type: 'string', format: 'uuid' },
+        },
+        {
+          name: 'Webhook-Timestamp',
+          in: 'header',
+          required: true,
+          description: 'When this attempt was signed, in Unix seconds',
+          schema: { type: 'integer', format: 'int64' },
+        },
+        {
+          name: 'Webhook-Signature',
+          in: 'header',
+          required: true,
+          description: '`v1=` and the hex HMAC-SHA256 (key: WEBHOOK_SECRET) of `<Webhook-Timestamp>.<body>`',
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: {
+        required: true,
+        description: 'Plant added to the store',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+      },
+      responses: {
+        '200': { description: 'Any 2xx tells the service the event was received; anything else is retried' },
+      },
+      security: [],
+    },
+  },
+};
+
 /** The OpenAPI document, emitted from the controllers and DTOs themselves. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -37,6 +86,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       schema.additionalProperties = false;
     }
   }
+  document.webhooks = NEW_PLANT_WEBHOOK;
   // Clients resolve paths against the address they fetched the document from.
   delete document.servers;
   if (Object.keys(document.info.contact ?? {}).length === 0) {

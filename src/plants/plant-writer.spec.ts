@@ -1,6 +1,5 @@
-import { PlantWriter, type PlantRecord, type Queryable } from './plant-writer.js';
-
-type Row = PlantRecord & { created: boolean };
+import type { Queryable } from '../database/postgres-pool.js';
+import { PlantWriter, type PlantRecord } from './plant-writer.js';
 
 interface Call {
   readonly ids: string[];
@@ -10,18 +9,23 @@ interface Call {
 }
 
 /**
- * A stand-in for PostgreSQL that applies the batch statement's rules to a
+ * A stand-in for PostgreSQL that applies the writer's two statements to a
  * table in memory, and holds every statement until the test lets it finish.
  */
 class FakeDatabase implements Queryable {
   readonly table = new Map<string, PlantRecord>();
   readonly calls: Call[] = [];
-  /** Ids that stay invisible to the next statement (a row committed after its snapshot). */
-  readonly hiddenOnce = new Set<string>();
+  /** Ids whose row is deleted right after the next insert finds them taken. */
+  readonly deletedAfterConflict = new Set<string>();
   /** A plant name PostgreSQL refuses (say, a constraint), failing its whole statement. */
   refusedName?: string;
 
-  query<R>(config: { values: unknown[] }): Promise<{ rows: R[] }> {
+  query<R>(config: { name?: string; values?: unknown[] }): Promise<{ rows: R[] }> {
+    if (config.name === 'plants-select-stored') {
+      const [ids] = config.values as [string[]];
+      const rows = ids.flatMap((id) => (this.table.has(id) ? [this.table.get(id)!] : []));
+      return Promise.resolve({ rows: rows as R[] });
+    }
     const [ids, names, tags] = config.values as [string[], string[], (string | null)[]];
     return new Promise((resolve, reject) => {
       this.calls.push({
@@ -33,20 +37,16 @@ class FakeDatabase implements Queryable {
             reject(Object.assign(new Error('new row violates check constraint'), { code: '23514' }));
             return;
           }
-          const rows: Row[] = [];
+          const inserted: Array<{ id: string }> = [];
           ids.forEach((id, index) => {
-            if (this.hiddenOnce.delete(id)) {
-              return;
-            }
             if (!this.table.has(id)) {
-              const row = { id, name: names[index], tag: tags[index] };
-              this.table.set(id, row);
-              rows.push({ ...row, created: true });
-            } else if (!rows.some((row) => row.id === id)) {
-              rows.push({ ...this.table.get(id)!, created: false });
+              this.table.set(id, { id, name: names[index], tag: tags[index] });
+              inserted.push({ id });
+            } else if (this.deletedAfterConflict.delete(id)) {
+              this.table.delete(id);
             }
           });
-          resolve({ rows: rows as R[] });
+          resolve({ rows: inserted as R[] });
         },
       });
     });
@@ -110,6 +110,7 @@ describe('PlantWriter', () => {
 
   it('settles duplicates inside one batch: the first is stored, the others see it', async () => {
     void writer.write(plant('0'));
+    // One plant per id reaches the database.
     const same = [
       writer.write(plant('7', 'Fern')),
       writer.write(plant('7', 'Fern')),
@@ -122,16 +123,26 @@ describe('PlantWriter', () => {
       { created: false, stored: plant('7', 'Fern') },
       { created: false, stored: plant('7', 'Fern') },
     ]);
+    expect(database.calls.map((call) => call.ids)).toStrictEqual([['0'], ['7']]);
   });
 
-  it('asks again for a row committed after its statement began, and finds it', async () => {
+  it('reads the stored plant of a taken id, and answers it', async () => {
     database.table.set('9', plant('9', 'Moss'));
-    database.hiddenOnce.add('9');
 
     const written = writer.write(plant('9', 'Fern'));
     await database.settle();
 
     await expect(written).resolves.toStrictEqual({ created: false, stored: plant('9', 'Moss') });
+  });
+
+  it('writes again when the row of a taken id is deleted before it is read', async () => {
+    database.table.set('9', plant('9', 'Moss'));
+    database.deletedAfterConflict.add('9');
+
+    const written = writer.write(plant('9', 'Fern'));
+    await database.settle();
+
+    await expect(written).resolves.toStrictEqual({ created: true, stored: plant('9', 'Fern') });
     expect(database.calls.map((call) => call.ids)).toStrictEqual([['9'], ['9']]);
   });
 

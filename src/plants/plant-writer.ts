@@ -1,4 +1,5 @@
 import { isDatabaseUnavailableError } from '../database/database-errors.js';
+import type { Queryable } from '../database/postgres-pool.js';
 
 /** A plant as the writer stores it: the id as exact decimal digits, no tag as null. */
 export interface PlantRecord {
@@ -13,11 +14,6 @@ export interface WriteOutcome {
   readonly stored: PlantRecord;
 }
 
-/** The part of pg's Pool the writer uses. */
-export interface Queryable {
-  query<Row>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: Row[] }>;
-}
-
 interface Pending {
   readonly plant: PlantRecord;
   readonly resolve: (outcome: WriteOutcome) => void;
@@ -25,36 +21,48 @@ interface Pending {
   attempts: number;
 }
 
-interface ResultRow extends PlantRecord {
-  readonly created: boolean;
-}
-
 /**
- * Inserts the batch, keeping the first plant of each id (by position), and
- * answers for every id of the batch: the row it inserted, or the row that was
- * there already. `ON CONFLICT DO NOTHING` lets PostgreSQL settle races with
- * other batches and other instances; no row is ever read before it is written.
+ * Inserts the batch's plants (one per id), skipping ids that are taken, and
+ * answers the ids it inserted. `ON CONFLICT DO NOTHING` lets PostgreSQL settle
+ * races with other batches and other instances; no row is read before it is
+ * written.
  */
 const INSERT_BATCH_SQL = `
-  WITH input AS (
-    SELECT id, name, tag, ord
-    FROM unnest($1::bigint[], $2::text[], $3::text[]) WITH ORDINALITY AS input (id, name, tag, ord)
-  ),
-  inserted AS (
-    INSERT INTO plants (id, name, tag)
-    SELECT DISTINCT ON (id) id, name, tag FROM input ORDER BY id, ord
-    ON CONFLICT (id) DO NOTHING
-    RETURNING id, name, tag
-  )
-  SELECT id::text AS id, name, tag, true AS created FROM inserted
-  UNION ALL
-  SELECT plants.id::text, plants.name, plants.tag, false
-  FROM plants
-  WHERE plants.id = ANY ($1::bigint[]) AND NOT EXISTS (SELECT FROM inserted WHERE inserted.id = plants.id)`;
+  INSERT INTO plants (id, name, tag)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id::text AS id`;
 
 /**
- * A plant whose id conflicted with a row committed after the statement's
- * snapshot was taken is neither inserted nor seen; the next statement sees it.
+ * The same, writing in the same statement (so the same transaction) one
+ * outbox row per inserted plant and subscriber: no event without its plant,
+ * no plant without its events. The payload is the plant as a NewPlant, its id
+ * with every digit (json_build_object writes a bigint as a JSON number).
+ */
+const INSERT_BATCH_WITH_EVENTS_SQL = `
+  WITH inserted AS (
+    INSERT INTO plants (id, name, tag)
+    SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, name, tag
+  ),
+  events AS (
+    INSERT INTO webhook_deliveries (event_id, subscriber, payload)
+    SELECT event.id, subscriber.url, event.payload
+    FROM (
+      SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', id, 'name', name, 'tag', tag))::text AS payload
+      FROM inserted
+    ) AS event
+    CROSS JOIN unnest($4::text[]) AS subscriber (url)
+  )
+  SELECT id::text AS id FROM inserted`;
+
+/** The plants stored under the ids a batch found taken: only needed for replays and conflicts. */
+const SELECT_STORED_SQL = `SELECT id::text AS id, name, tag FROM plants WHERE id = ANY ($1::bigint[])`;
+
+/**
+ * An id found taken whose row has gone by the time it is read (deleted in
+ * between) is written again, a few times at most.
  */
 const MAX_ATTEMPTS = 3;
 
@@ -63,6 +71,8 @@ export interface PlantWriterOptions {
   readonly concurrency: number;
   /** Plants in one statement at most. */
   readonly maxBatchSize: number;
+  /** Webhook subscribers; with none, no outbox row is written and the plain statement is used. */
+  readonly subscribers?: readonly string[];
 }
 
 /**
@@ -105,9 +115,35 @@ export class PlantWriter {
   }
 
   private async run(batch: Pending[]): Promise<void> {
-    let rows: ResultRow[];
+    // One plant per id goes to the database; the others of that id learn from it.
+    const first = new Map<string, Pending>();
+    const others: Pending[] = [];
+    for (const pending of batch) {
+      if (first.has(pending.plant.id)) {
+        others.push(pending);
+      } else {
+        first.set(pending.plant.id, pending);
+      }
+    }
+
+    let stored: Map<string, PlantRecord>;
     try {
-      rows = await this.insert(batch);
+      const inserted = await this.insert([...first.values()]);
+      stored = new Map();
+      const taken: string[] = [];
+      for (const [id, pending] of first) {
+        if (inserted.has(id)) {
+          stored.set(id, pending.plant);
+          pending.resolve({ created: true, stored: pending.plant });
+        } else {
+          taken.push(id);
+        }
+      }
+      if (taken.length > 0) {
+        for (const row of await this.select(taken)) {
+          stored.set(row.id, row);
+        }
+      }
     } catch (error) {
       if (batch.length > 1 && !isDatabaseUnavailableError(error)) {
         await Promise.all(batch.map((pending) => this.run([pending])));
@@ -117,21 +153,14 @@ export class PlantWriter {
       return;
     }
 
-    const stored = new Map(rows.map((row) => [row.id, row]));
-    const insertedBy = new Map<string, Pending>();
     const unseen: Pending[] = [];
-    for (const pending of batch) {
+    for (const pending of [...first.values(), ...others]) {
       const row = stored.get(pending.plant.id);
       if (!row) {
         unseen.push(pending);
-        continue;
+      } else if (row !== pending.plant) {
+        pending.resolve({ created: false, stored: row });
       }
-      // The first plant of an id in the batch is the one the statement inserted.
-      const created = row.created && !insertedBy.has(row.id);
-      if (created) {
-        insertedBy.set(row.id, pending);
-      }
-      pending.resolve({ created, stored: { id: row.id, name: row.name, tag: row.tag } });
     }
     this.retry(unseen);
   }
@@ -150,15 +179,30 @@ export class PlantWriter {
     }
   }
 
-  private async insert(batch: Pending[]): Promise<ResultRow[]> {
-    const { rows } = await this.database().query<ResultRow>({
-      name: 'plants-insert-batch',
-      text: INSERT_BATCH_SQL,
-      values: [
-        batch.map(({ plant }) => plant.id),
-        batch.map(({ plant }) => plant.name),
-        batch.map(({ plant }) => plant.tag),
-      ],
+  private async insert(plants: Pending[]): Promise<Set<string>> {
+    const values = [
+      plants.map(({ plant }) => plant.id),
+      plants.map(({ plant }) => plant.name),
+      plants.map(({ plant }) => plant.tag),
+    ];
+    const subscribers = this.options.subscribers ?? [];
+    const { rows } = await this.database().query<{ id: string }>(
+      subscribers.length === 0
+        ? { name: 'plants-insert-batch', text: INSERT_BATCH_SQL, values }
+        : {
+            name: 'plants-insert-batch-with-events',
+            text: INSERT_BATCH_WITH_EVENTS_SQL,
+            values: [...values, subscribers],
+          },
+    );
+    return new Set(rows.map((row) => row.id));
+  }
+
+  private async select(ids: string[]): Promise<PlantRecord[]> {
+    const { rows } = await this.database().query<PlantRecord>({
+      name: 'plants-select-stored',
+      text: SELECT_STORED_SQL,
+      values: [ids],
     });
     return rows;
   }

@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 export const PLANT_TEXT_MAX_LENGTH = 255;
 
@@ -7,6 +7,8 @@ export const PLANT_TEXT_MAX_LENGTH = 255;
  * the wire shapes live in `dto/`, and this class is never sent to a client.
  */
 @Entity({ name: 'plants' })
+// Keyset pages filtered by tag: WHERE tag = $1 AND id > $2 ORDER BY id.
+@Index('plants_tag_id', ['tag', 'id'])
 @Check('plants_name_length', `char_length(name) BETWEEN 1 AND ${PLANT_TEXT_MAX_LENGTH}`)
 @Check('plants_tag_length', `tag IS NULL OR char_length(tag) BETWEEN 1 AND ${PLANT_TEXT_MAX_LENGTH}`)
 export class Plant {

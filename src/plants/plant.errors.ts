@@ -9,3 +9,13 @@ export class PlantIdTakenError extends DomainError {
     super(`Plant id ${id} is already taken by a plant with a different name or tag`);
   }
 }
+
+/** No plant is stored under the id. */
+export class PlantNotFoundError extends DomainError {
+  override readonly name = 'PlantNotFoundError';
+  readonly kind = 'not-found';
+
+  constructor(readonly id: string) {
+    super(`No plant has the id ${id}`);
+  }
+}

@@ -1,12 +1,30 @@
-import { Controller, HttpCode, HttpStatus, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Response } from 'express';
 
 import { RequireScopes } from '../auth/scopes.js';
+import type { Int64 } from '../common/int64.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { JsonBody } from '../http/json-body.decorator.js';
+import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
+import { ListPlantsQueryDto } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
-import { PlantDto } from './dto/plant.dto.js';
+import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
+import { PLANT_ID_DESCRIPTION } from './dto/plant-fields.js';
 import { PlantsService } from './plants.service.js';
+
+const ID_PARAMETER = {
+  name: 'id',
+  description: PLANT_ID_DESCRIPTION,
+  schema: { type: 'integer', format: 'int64' },
+} as const;
 
 @ApiTags('plants')
 @Controller('plants')
@@ -35,4 +53,78 @@ export class PlantsController {
   create(@JsonBody() newPlant: NewPlantDto): Promise<PlantDto> {
     return this.plants.create(newPlant);
   }
+
+  @Get()
+  @RequireScopes('plants:read')
+  @ApiOperation({
+    operationId: 'listPlants',
+    summary: 'List plants',
+    description:
+      'Returns the plants in id order, a page at a time. When there are more, the Link header ' +
+      'gives the next page (rel="next"): the same query with `after` set to the last id of this page.',
+  })
+  @ApiOkResponse({
+    type: NewPlantDto,
+    isArray: true,
+    description: 'A page of plants, each with its id',
+    headers: {
+      Link: {
+        description: 'The next page, when there is one: `</plants?limit=20&after=42>; rel="next"`',
+        schema: { type: 'string' },
+      },
+    },
+  })
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN)
+  async list(
+    @Query() query: ListPlantsQueryDto,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StoredPlantView[]> {
+    const page = await this.plants.list(query);
+    if (page.nextAfter !== undefined) {
+      response.setHeader('Link', `<${nextPageUrl(query, page.nextAfter)}>; rel="next"`);
+    }
+    return page.plants;
+  }
+
+  @Get(':id')
+  @RequireScopes('plants:read')
+  @ApiOperation({
+    operationId: 'getPlant',
+    summary: 'Read a plant',
+    description: 'Returns the plant stored under the id.',
+  })
+  @ApiParam(ID_PARAMETER)
+  @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
+  findOne(@Param('id', ParseInt64Pipe) id: Int64): Promise<StoredPlantView> {
+    return this.plants.findOne(id);
+  }
+
+  @Delete(':id')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @RequireScopes('plants:write')
+  @ApiOperation({
+    operationId: 'deletePlant',
+    summary: 'Delete a plant',
+    description: 'Deletes the plant stored under the id.',
+  })
+  @ApiParam(ID_PARAMETER)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
+  remove(@Param('id', ParseInt64Pipe) id: Int64): Promise<void> {
+    return this.plants.remove(id);
+  }
+}
+
+/** The next page's address, relative to this service: the same query, after the last id. */
+function nextPageUrl(query: ListPlantsQueryDto, after: string): string {
+  const parameters = new URLSearchParams();
+  if (query.limit !== undefined) {
+    parameters.set('limit', String(query.limit));
+  }
+  parameters.set('after', after);
+  if (query.tag !== undefined) {
+    parameters.set('tag', query.tag);
+  }
+  return `/plants?${parameters.toString()}`;
 }

@@ -1,29 +1,43 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
 
 import type { DatabaseConfig } from '../config/database.config.js';
+import type { WebhookConfig } from '../config/webhook.config.js';
 import type { Metrics } from '../metrics/metrics.js';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import type { Plant } from './plant.entity.js';
 import { PlantIdTakenError } from './plant.errors.js';
 import { PlantsService } from './plants.service.js';
 
 type Row = { id: string; name: string; tag: string | null; created: boolean };
 
-/** A service over a pool whose one statement answers `rows`, recording what it was sent. */
+/** A service over a pool that finds the given rows (inserted now, or stored before), recording what it sent. */
 function serviceAnswering(rows: Row[]) {
   const sent: unknown[][] = [];
   let created = 0;
   const dataSource = {
     driver: {
       master: {
-        query: (config: { values: unknown[] }) => {
+        query: (config: { name: string; values: unknown[] }) => {
           sent.push(config.values);
-          return Promise.resolve({ rows });
+          const answer =
+            config.name === 'plants-insert-batch'
+              ? rows.filter((row) => row.created).map(({ id }) => ({ id }))
+              : rows.filter((row) => !row.created).map(({ id, name, tag }) => ({ id, name, tag }));
+          return Promise.resolve({ rows: answer });
         },
       },
     },
   } as unknown as DataSource;
   const metrics = { plantsCreated: { inc: () => created++ } } as unknown as Metrics;
-  const config = { writeConcurrency: 1, writeBatchSize: 10 } as DatabaseConfig;
-  return { service: new PlantsService(dataSource, config, metrics), sent, created: () => created };
+  const database = { writeConcurrency: 1, writeBatchSize: 10 } as DatabaseConfig;
+  const webhooks = { urls: [] as string[] } as WebhookConfig;
+  const dispatcher = { nudge: () => undefined } as unknown as WebhookDispatcher;
+  const repository = {} as Repository<Plant>;
+  return {
+    service: new PlantsService(dataSource, repository, database, webhooks, metrics, dispatcher),
+    sent,
+    created: () => created,
+  };
 }
 
 describe('PlantsService.create', () => {

@@ -1,14 +1,25 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
+import { DataSource, type FindOptionsWhere, MoreThan, Repository } from 'typeorm';
 
-import { int64ToString } from '../common/int64.js';
+import { type Int64, int64FromString, int64ToString } from '../common/int64.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
+import { postgresPool } from '../database/postgres-pool.js';
+import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { Metrics } from '../metrics/metrics.js';
-import { PlantDto } from './dto/plant.dto.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
-import { PlantIdTakenError } from './plant.errors.js';
-import { PlantWriter, type Queryable } from './plant-writer.js';
+import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
+import { Plant } from './plant.entity.js';
+import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
+import { PlantWriter } from './plant-writer.js';
+
+export interface PlantPage {
+  readonly plants: StoredPlantView[];
+  /** The `after` of the next page, when there is one. */
+  readonly nextAfter?: string;
+}
 
 @Injectable()
 export class PlantsService {
@@ -16,13 +27,17 @@ export class PlantsService {
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
-    @Inject(databaseConfig.KEY) config: DatabaseConfig,
+    @InjectRepository(Plant) private readonly plants: Repository<Plant>,
+    @Inject(databaseConfig.KEY) database: DatabaseConfig,
+    @Inject(webhookConfig.KEY) webhooks: WebhookConfig,
     private readonly metrics: Metrics,
+    private readonly dispatcher: WebhookDispatcher,
   ) {
-    // The writer uses the pool TypeORM owns (one round trip per batch), not its query builder.
-    this.writer = new PlantWriter(() => (dataSource.driver as unknown as { master: Queryable }).master, {
-      concurrency: config.writeConcurrency,
-      maxBatchSize: config.writeBatchSize,
+    // Creates use the pool TypeORM owns (one round trip per batch), not its query builder.
+    this.writer = new PlantWriter(() => postgresPool(dataSource), {
+      concurrency: database.writeConcurrency,
+      maxBatchSize: database.writeBatchSize,
+      subscribers: webhooks.urls,
     });
   }
 
@@ -35,9 +50,52 @@ export class PlantsService {
     const { created, stored } = await this.writer.write(plant);
     if (created) {
       this.metrics.plantsCreated.inc();
+      this.dispatcher.nudge();
     } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
       throw new PlantIdTakenError(plant.id);
     }
     return PlantDto.from(stored);
   }
+
+  async findOne(id: Int64): Promise<StoredPlantView> {
+    const plant = await this.plants.findOne({ where: { id: int64ToString(id) } });
+    if (!plant) {
+      throw new PlantNotFoundError(int64ToString(id));
+    }
+    return view(plant);
+  }
+
+  /**
+   * A page of plants in id order, after a given id (keyset pagination): the
+   * primary key, or the (tag, id) index with a tag, finds the page's start
+   * directly, so every page costs the same, however deep.
+   */
+  async list(query: ListPlantsQueryDto): Promise<PlantPage> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const where: FindOptionsWhere<Plant> = {};
+    if (query.after !== undefined) {
+      where.id = MoreThan(int64ToString(query.after));
+    }
+    if (query.tag !== undefined) {
+      where.tag = query.tag;
+    }
+    const found = await this.plants.find({ where, order: { id: 'ASC' }, take: limit + 1 });
+    const page = found.slice(0, limit);
+    return {
+      plants: page.map(view),
+      nextAfter: found.length > limit ? page[page.length - 1].id : undefined,
+    };
+  }
+
+  async remove(id: Int64): Promise<void> {
+    const { affected } = await this.plants.delete({ id: int64ToString(id) });
+    if (!affected) {
+      throw new PlantNotFoundError(int64ToString(id));
+    }
+  }
+}
+
+function view(plant: Plant): StoredPlantView {
+  const id = int64FromString(plant.id);
+  return plant.tag === null ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 }

@@ -39,6 +39,25 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
     });
 }
 
+/** An integer (a JS number) within bounds, one message for every way of missing it. */
+export function IsIntegerBetween(
+  minimum: number,
+  maximum: number,
+  options?: ValidationOptions,
+): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isIntegerBetween',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: `$property must be an integer from ${minimum} to ${maximum}`, ...options },
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'number' && Number.isInteger(value) && value >= minimum && value <= maximum,
+      },
+    });
+}
+
 export interface TextRules {
   readonly minLength: number;
   readonly maxLength: number;

@@ -7,8 +7,10 @@ import {
 } from '@nestjs/common';
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 
+import { queryParserOf } from './query-value.js';
+
 /**
- * Validates a JSON body against its DTO class, strictly:
+ * Validates a JSON body, or a query string, against its DTO class, strictly:
  * - the body must be a JSON object;
  * - a property the DTO does not declare is refused by name, `__proto__`,
  *   `constructor` and `prototype` included;
@@ -17,7 +19,9 @@ import { getMetadataStorage, validateSync, type ValidationError } from 'class-va
  *   `__proto__` key straight into it);
  * - every broken rule is named in the one message, one rule per property.
  *
- * Values are not converted: the JSON types are the contract.
+ * Body values are not converted: the JSON types are the contract. Query
+ * values are text, turned into what their DTO property declares with
+ * `@QueryValue()`.
  */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
@@ -25,27 +29,32 @@ export class StrictValidationPipe implements PipeTransform {
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const { metatype } = metadata;
-    if (!(metadata.type === 'body' || metadata.type === 'custom') || !metatype) {
+    if (!(metadata.type === 'body' || metadata.type === 'custom' || metadata.type === 'query') || !metatype) {
       return value;
     }
+    const isQuery = metadata.type === 'query';
     const declared = this.declaredPropertiesOf(metatype);
     if (declared.size === 0) {
       return value;
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      throw new BadRequestException('Request body must be a JSON object');
+      throw new BadRequestException(
+        isQuery ? 'Query parameters are missing' : 'Request body must be a JSON object',
+      );
     }
 
     const problems: string[] = [];
     for (const key of Object.keys(value)) {
       if (!declared.has(key)) {
-        problems.push(`property ${key} is not allowed`);
+        problems.push(isQuery ? `query parameter ${key} is not allowed` : `property ${key} is not allowed`);
       }
     }
     const instance = new (metatype as Type<Record<string, unknown>>)();
     for (const key of declared) {
       if (Object.hasOwn(value, key)) {
-        instance[key] = (value as Record<string, unknown>)[key];
+        const given = (value as Record<string, unknown>)[key];
+        const parse = isQuery ? queryParserOf(metatype.prototype as object, key) : undefined;
+        instance[key] = parse && typeof given === 'string' ? parse(given) : given;
       }
     }
     for (const error of validateSync(instance, { stopAtFirstError: true, forbidUnknownValues: true })) {

@@ -1,11 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
+import type { Int64 } from '../../common/int64.js';
 import {
   PLANT_NAME_DESCRIPTION,
   PLANT_NAME_RULES,
   PLANT_TAG_DESCRIPTION,
   PLANT_TAG_RULES,
 } from './plant-fields.js';
+
+/** A stored plant read back: a Plant with its id, the shape of NewPlant (documented as such). */
+export interface StoredPlantView {
+  readonly id: Int64;
+  readonly name: string;
+  readonly tag?: string;
+}
 
 /** A stored plant as clients see it: `name`, and `tag` only when there is one. */
 @ApiSchema({ name: 'Plant', description: 'A plant in the store' })

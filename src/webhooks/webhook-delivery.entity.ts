@@ -1,0 +1,46 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+
+/**
+ * The outbox: one row per new plant and subscriber, written in the same
+ * statement (so the same transaction) as the plant, and delivered in the
+ * background. A pending row is due at `next_attempt_at`; claiming it for an
+ * attempt pushes that time past the attempt's timeout (a lease), so a crashed
+ * instance's attempt is taken up again by another.
+ */
+@Entity({ name: 'webhook_deliveries' })
+@Index('webhook_deliveries_due', ['nextAttemptAt', 'id'], { where: `status = 'pending'` })
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
+  id!: string;
+
+  /** The event's id, the same for every subscriber: receivers de-duplicate on it. */
+  @Column({ name: 'event_id', type: 'uuid' })
+  eventId!: string;
+
+  @Column({ type: 'text' })
+  subscriber!: string;
+
+  /** The exact JSON body to send (a NewPlant): signed and sent as is. */
+  @Column({ type: 'text' })
+  payload!: string;
+
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
+  status!: DeliveryStatus;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', default: () => 'now()' })
+  nextAttemptAt!: Date;
+
+  @Column({ name: 'last_error', type: 'text', nullable: true })
+  lastError!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  deliveredAt!: Date | null;
+}

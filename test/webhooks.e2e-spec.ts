@@ -1,0 +1,206 @@
+import request from 'supertest';
+
+import { AUTH } from './support/factories.js';
+import { truncatePlants } from './support/database.js';
+import { eventually } from './support/eventually.js';
+import { freePort } from './support/service-process.js';
+import { verifySignature, WebhookReceiver } from './support/webhook-receiver.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+const SECRET = 'a-webhook-secret-of-at-least-32-characters';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function webhookEnv(receiver: WebhookReceiver, overrides: Record<string, string> = {}) {
+  return {
+    WEBHOOK_URLS: receiver.url,
+    WEBHOOK_SECRET: SECRET,
+    WEBHOOK_POLL_INTERVAL_MS: '100',
+    WEBHOOK_BACKOFF_BASE_MS: '100',
+    WEBHOOK_TIMEOUT_MS: '1000',
+    ...overrides,
+  };
+}
+
+async function outbox(testApp: TestApp) {
+  const { rows } = await testApp.db.query<{
+    event_id: string;
+    status: string;
+    attempts: number;
+    payload: string;
+  }>('SELECT event_id, status, attempts, payload FROM webhook_deliveries ORDER BY id');
+  return rows;
+}
+
+async function resetTables(testApp: TestApp): Promise<void> {
+  await truncatePlants(testApp.db);
+  await testApp.db.query('TRUNCATE webhook_deliveries');
+}
+
+describe('the new-plant webhook', () => {
+  let receiver: WebhookReceiver;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver(await freePort());
+    await receiver.start();
+    testApp = await startTestApp(webhookEnv(receiver, { WEBHOOK_MAX_ATTEMPTS: '3', LOG_LEVEL: 'info' }));
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await receiver.stop();
+  });
+
+  beforeEach(async () => {
+    await resetTables(testApp);
+    receiver.received.length = 0;
+    receiver.respond = () => 200;
+  });
+
+  it('delivers each new plant as a signed NewPlant, its id with every digit', async () => {
+    const before = Math.floor(Date.now() / 1000);
+    await request(testApp.url)
+      .post('/plants')
+      .set(AUTH)
+      .send('{"id": 9223372036854775807, "name": "Fern", "tag": "x"}')
+      .set('Content-Type', 'application/json');
+
+    await eventually(() => receiver.received.length === 1);
+    const [delivery] = receiver.received;
+    expect(delivery.body).toBe('{"id":9223372036854775807,"name":"Fern","tag":"x"}');
+    expect(delivery.headers['content-type']).toBe('application/json');
+    expect(delivery.headers['webhook-id']).toMatch(UUID);
+    expect(Number(delivery.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
+    expect(Number(delivery.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    expect(verifySignature(SECRET, delivery)).toBe(true);
+    expect(verifySignature(`${SECRET}-not`, delivery)).toBe(false);
+    await eventually(async () => (await outbox(testApp))[0]?.status === 'delivered');
+  });
+
+  it('leaves tag out of the payload when the plant has none', async () => {
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 5, name: 'Moss' });
+
+    await eventually(() => receiver.received.length === 1);
+    expect(receiver.received[0].body).toBe('{"id":5,"name":"Moss"}');
+  });
+
+  it('sends nothing for a create that stores nothing: a conflict, a replay, a refusal', async () => {
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' });
+    await eventually(() => receiver.received.length === 1);
+
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' }).expect(200);
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Moss' }).expect(409);
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 7 }).expect(400);
+
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received).toHaveLength(1);
+    await expect(outbox(testApp)).resolves.toHaveLength(1);
+  });
+
+  it('retries a failing receiver with growing pauses, then delivers, the event id unchanged', async () => {
+    receiver.respond = (_delivery, index) => (index < 2 ? 500 : 200);
+
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 8, name: 'Persistent' });
+
+    await eventually(() => receiver.received.length === 3);
+    const ids = new Set(receiver.received.map((delivery) => delivery.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+    const [first, second, third] = receiver.received.map((delivery) => delivery.receivedAt);
+    // Backoff with jitter: the n-th pause is between half and all of 100 ms × 2^(n-1), plus polling.
+    expect(second - first).toBeGreaterThanOrEqual(50);
+    expect(third - second).toBeGreaterThanOrEqual(100);
+    await eventually(async () => {
+      const [row] = await outbox(testApp);
+      return row?.status === 'delivered' && row.attempts === 3;
+    });
+  });
+
+  it('gives an event up as dead after the last attempt, logs it and counts it', async () => {
+    receiver.respond = () => 503;
+
+    await request(testApp.url).post('/plants').set(AUTH).send({ id: 9, name: 'Unlucky' });
+
+    await eventually(async () => (await outbox(testApp))[0]?.status === 'dead', 10_000);
+    expect(receiver.received).toHaveLength(3);
+    const [row] = await outbox(testApp);
+    await eventually(() => testApp.service.output().includes(`Webhook event ${row.event_id}`));
+    expect(testApp.service.output()).toContain(`is dead after 3 attempts: HTTP 503`);
+    const metrics = await request(testApp.url).get('/metrics');
+    expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="dead"\} 1$/m);
+    expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="failed"\} [1-9]/m);
+  });
+});
+
+describe('the new-plant webhook across restarts and instances', () => {
+  let receiver: WebhookReceiver;
+
+  beforeEach(async () => {
+    receiver = new WebhookReceiver(await freePort());
+  });
+
+  afterEach(async () => {
+    await receiver.stop();
+  });
+
+  it('writes no outbox row at all when nobody subscribes', async () => {
+    const testApp = await startTestApp();
+    try {
+      await resetTables(testApp);
+      await request(testApp.url).post('/plants').set(AUTH).send({ id: 10, name: 'Quiet' }).expect(200);
+
+      await expect(outbox(testApp)).resolves.toStrictEqual([]);
+    } finally {
+      await testApp.close();
+    }
+  });
+
+  it('delivers, after a restart, the events a stopped instance had not delivered', async () => {
+    // The receiver is down: the event stays in the outbox.
+    const first = await startTestApp(webhookEnv(receiver, { WEBHOOK_BACKOFF_BASE_MS: '200' }));
+    await resetTables(first);
+    await request(first.url).post('/plants').set(AUTH).send({ id: 11, name: 'Patient' }).expect(200);
+    await eventually(async () => ((await outbox(first))[0]?.attempts ?? 0) >= 1);
+    await first.service.stop();
+    const [pending] = await outbox(first);
+    await first.close();
+    expect(pending.status).toBe('pending');
+
+    await receiver.start();
+    const second = await startTestApp(webhookEnv(receiver));
+    try {
+      await eventually(() => receiver.received.length === 1, 10_000);
+      expect(receiver.received[0].headers['webhook-id']).toBe(pending.event_id);
+      expect(receiver.received[0].body).toBe('{"id":11,"name":"Patient"}');
+      await eventually(async () => (await outbox(second))[0]?.status === 'delivered');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('delivers each event once when two instances share the outbox', async () => {
+    await receiver.start();
+    const [one, two] = await Promise.all([
+      startTestApp(webhookEnv(receiver)),
+      startTestApp(webhookEnv(receiver)),
+    ]);
+    try {
+      await resetTables(one);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, index) =>
+          request(index % 2 === 0 ? one.url : two.url)
+            .post('/plants')
+            .set(AUTH)
+            .send({ id: 100 + index, name: `Plant ${index}` })
+            .expect(200),
+        ),
+      );
+
+      await eventually(async () => (await outbox(one)).every((row) => row.status === 'delivered'), 10_000);
+      const ids = receiver.received.map((delivery) => delivery.headers['webhook-id']);
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
+});
