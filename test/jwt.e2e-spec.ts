@@ -30,9 +30,7 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
     testApp = await startTestApp({
-      AUTH_JWKS_URL: issuer.jwksUrl,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
+      ...issuer.serviceEnv,
       AUTH_JWT_CLOCK_TOLERANCE_S: '5',
       // This suite sends many bad tokens from one address on purpose.
       RATE_LIMIT_AUTH_FAILURES: '0',

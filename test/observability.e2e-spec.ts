@@ -3,7 +3,7 @@ import request from 'supertest';
 import { AUTH, newPlant } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
-import { JwtIssuer, AUDIENCE, ISSUER } from './support/jwt-issuer.js';
+import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 /** The value of one sample in a Prometheus text exposition, or undefined when absent. */
@@ -21,9 +21,7 @@ describe('health, logs and metrics', () => {
     // The most verbose level there is: whatever is logged, secrets must not be.
     testApp = await startTestApp({
       LOG_LEVEL: 'trace',
-      AUTH_JWKS_URL: issuer.jwksUrl,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
+      ...issuer.serviceEnv,
     });
   });
 

@@ -3,7 +3,7 @@ import request from 'supertest';
 
 import { AUTH } from './support/factories.js';
 import { truncatePlants } from './support/database.js';
-import { AUDIENCE, ISSUER, JwtIssuer } from './support/jwt-issuer.js';
+import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 const ID_RULE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
@@ -14,11 +14,7 @@ describe('reading and deleting plants', () => {
 
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
-    testApp = await startTestApp({
-      AUTH_JWKS_URL: issuer.jwksUrl,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
-    });
+    testApp = await startTestApp(issuer.serviceEnv);
   });
 
   afterAll(async () => {

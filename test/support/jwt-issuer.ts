@@ -19,6 +19,11 @@ export class JwtIssuer {
     readonly kid: string,
   ) {}
 
+  /** The service's settings to accept this issuer's tokens. */
+  get serviceEnv(): Record<string, string> {
+    return { AUTH_JWKS_URL: this.jwksUrl, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
+  }
+
   static async start(kid = 'test-key-1'): Promise<JwtIssuer> {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
