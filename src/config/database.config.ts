@@ -21,7 +21,7 @@ export const databaseConfig = registerAs('database', () => {
     /** A transaction left open this long is ended by PostgreSQL, freeing its locks. */
     idleInTransactionTimeoutMs: 5_000,
     /** Create statements in flight at once, each carrying up to `writeBatchSize` plants (see PlantWriter). */
-    writeConcurrency: env.DATABASE_WRITE_CONCURRENCY ?? 4,
+    writeConcurrency: env.DATABASE_WRITE_CONCURRENCY ?? 2,
     writeBatchSize: 256,
     /** Start-up waits for the database: this many more attempts, this far apart. */
     connectRetries: env.DATABASE_CONNECT_RETRIES ?? 10,
