@@ -1,6 +1,6 @@
 import { generateKeyPair, SignJWT } from 'jose';
 
-import { newPlant } from './support/factories.js';
+import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, unsecuredToken } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
@@ -9,18 +9,9 @@ import { startTestApp, type TestApp } from './support/app.js';
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 const now = () => Math.floor(Date.now() / 1000);
 
-async function create(testApp: TestApp, token: string) {
-  const response = await fetch(`${testApp.url}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(newPlant()),
-  });
-  return {
-    status: response.status,
-    challenge: response.headers.get('www-authenticate'),
-    retryAfter: response.headers.get('retry-after'),
-    body: JSON.parse(await response.text()) as unknown,
-  };
+/** A create through the running service with this token. */
+function create(testApp: TestApp, token: string) {
+  return createPlantAs(testApp.url, token);
 }
 
 describe('JWT bearer tokens, from a key set served on loopback', () => {

@@ -1,20 +1,12 @@
-import { newPlant } from './support/factories.js';
+import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 
-async function create(testApp: TestApp, token: string) {
-  const response = await fetch(`${testApp.url}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(newPlant()),
-  });
-  return {
-    status: response.status,
-    retryAfter: response.headers.get('retry-after'),
-    body: JSON.parse(await response.text()) as unknown,
-  };
+/** A create through the running service with this token. */
+function create(testApp: TestApp, token: string) {
+  return createPlantAs(testApp.url, token);
 }
 
 describe('rate limits', () => {

@@ -19,3 +19,18 @@ export function newPlant(overrides: Record<string, unknown> = {}): Record<string
 }
 
 export const AUTH = { Authorization: `Bearer ${TEST_TOKEN}` } as const;
+
+/** POSTs a fresh plant with the bearer token; answers the status, the auth headers and the parsed body. */
+export async function createPlantAs(url: string, token: string) {
+  const response = await fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(newPlant()),
+  });
+  return {
+    status: response.status,
+    challenge: response.headers.get('www-authenticate'),
+    retryAfter: response.headers.get('retry-after'),
+    body: JSON.parse(await response.text()) as unknown,
+  };
+}
