@@ -8,6 +8,13 @@ import {
 import { getMetadataStorage, validateSync, type ValidationError } from 'class-validator';
 
 import { queryParserOf } from './query-value.js';
+import { compileRuleCheck, type RuleCheck } from './rule-check.js';
+
+/** What the pipe knows of a DTO class, worked out on its first request. */
+interface DtoRules {
+  readonly declared: ReadonlySet<string>;
+  readonly check?: RuleCheck;
+}
 
 /**
  * Validates a JSON body, or a query string, against its DTO class, strictly:
@@ -19,13 +26,17 @@ import { queryParserOf } from './query-value.js';
  *   `__proto__` key straight into it);
  * - every broken rule is named in the one message, one rule per property.
  *
+ * Valid input is recognised by a compiled check of the class's rules (see
+ * `compileRuleCheck`); anything else goes through class-validator's
+ * `validateSync`, which words the message.
+ *
  * Body values are not converted: the JSON types are the contract. Query
  * values are text, turned into what their DTO property declares with
  * `@QueryValue()`.
  */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
-  private readonly declaredProperties = new WeakMap<Type, ReadonlySet<string>>();
+  private readonly dtoRules = new WeakMap<Type, DtoRules>();
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const { metatype } = metadata;
@@ -33,7 +44,7 @@ export class StrictValidationPipe implements PipeTransform {
       return value;
     }
     const isQuery = metadata.type === 'query';
-    const declared = this.declaredPropertiesOf(metatype);
+    const { declared, check } = this.rulesOf(metatype);
     if (declared.size === 0) {
       return value;
     }
@@ -57,8 +68,10 @@ export class StrictValidationPipe implements PipeTransform {
         instance[key] = parse && typeof given === 'string' ? parse(given) : given;
       }
     }
-    for (const error of validateSync(instance, { stopAtFirstError: true, forbidUnknownValues: true })) {
-      problems.push(...messagesOf(error));
+    if (problems.length > 0 || !check?.(instance)) {
+      for (const error of validateSync(instance, { stopAtFirstError: true, forbidUnknownValues: true })) {
+        problems.push(...messagesOf(error));
+      }
     }
     if (problems.length > 0) {
       throw new BadRequestException(problems.join('; '));
@@ -66,14 +79,17 @@ export class StrictValidationPipe implements PipeTransform {
     return instance;
   }
 
-  private declaredPropertiesOf(metatype: Type): ReadonlySet<string> {
-    let declared = this.declaredProperties.get(metatype);
-    if (!declared) {
-      const rules = getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false);
-      declared = new Set(rules.map((rule) => rule.propertyName));
-      this.declaredProperties.set(metatype, declared);
+  private rulesOf(metatype: Type): DtoRules {
+    let rules = this.dtoRules.get(metatype);
+    if (!rules) {
+      const metadata = getMetadataStorage().getTargetValidationMetadatas(metatype, '', true, false);
+      rules = {
+        declared: new Set(metadata.map((rule) => rule.propertyName)),
+        check: metadata.length > 0 ? compileRuleCheck(metatype) : undefined,
+      };
+      this.dtoRules.set(metatype, rules);
     }
-    return declared;
+    return rules;
   }
 }
 
