@@ -5,7 +5,7 @@ import { AppModule } from './app.module.js';
 import { httpConfig, type HttpConfig } from './config/http.config.js';
 import { httpEdge } from './http/http-edge.js';
 import { configureHttpServer } from './http/http-server.js';
-import { JsonExpressAdapter } from './http/json-express.adapter.js';
+import { LeanExpressAdapter } from './http/lean-express.adapter.js';
 import { jsonBodyParser } from './http/json-body.parser.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
@@ -19,7 +19,7 @@ import { setUpOpenApi } from './openapi/openapi.document.js';
  */
 export async function createApp(): Promise<NestExpressApplication> {
   const rootLogger = getRootLogger();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, new JsonExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new LeanExpressAdapter(), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
