@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 
 import type { StaticTokenDigest } from '../config/auth.config.js';
 import type { Principal } from './principal.js';
@@ -23,7 +23,7 @@ export class StaticTokenVerifier {
   }
 
   verify(token: string): Principal | undefined {
-    const presented = createHash('sha256').update(token).digest();
+    const presented = hash('sha256', token, 'buffer');
     let match = -1;
     this.digests.forEach((digest, index) => {
       if (timingSafeEqual(presented, digest.sha256) && match === -1) {
