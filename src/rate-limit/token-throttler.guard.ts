@@ -1,8 +1,16 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import type { Request } from 'express';
 
 import '../auth/principal.js';
+import { CachedReflector } from './cached-reflector.js';
 import { tooManyRequests } from './too-many-requests.js';
 
 export const TOKEN_THROTTLER = 'token';
@@ -10,10 +18,18 @@ export const TOKEN_THROTTLER = 'token';
 /**
  * Requests per token, counted after authentication: the tracker is the
  * authenticated principal (never the token itself), so every address a
- * client uses shares its budget. Public routes are not counted.
+ * client uses shares its budget. Public routes are not counted. Each route's
+ * throttler settings are read from its metadata once (see `CachedReflector`).
  */
 @Injectable()
 export class TokenThrottlerGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storageService: ThrottlerStorage,
+  ) {
+    super(options, storageService, new CachedReflector());
+  }
+
   protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
     return Promise.resolve(context.switchToHttp().getRequest<Request>().principal === undefined);
   }
