@@ -1,6 +1,7 @@
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { truncatePlants } from './support/database.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 
@@ -24,6 +25,11 @@ describe('rate limits', () => {
 
   afterAll(async () => {
     await testApp.close();
+  });
+
+  beforeEach(async () => {
+    // Other suites share the test database; this one's fresh ids must be free.
+    await truncatePlants(testApp.db);
   });
 
   it('refuses a token over its budget with 429 and Retry-After, and leaves other tokens alone', async () => {
