@@ -11,17 +11,11 @@ import { createServer } from 'node:http';
 
 import pg from 'pg';
 
+import { INSERT_PLANT } from './insert-plant.js';
+
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const digests = (process.env.AUTH_TOKENS ?? '').split(',').map((token) => sha256(token.trim()));
 const LIMIT = 16 * 1024;
-
-const INSERT = {
-  name: 'floor-insert',
-  text: `WITH inserted AS (
-           INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING name, tag)
-         SELECT true AS created, name, tag FROM inserted
-         UNION ALL SELECT false, name, tag FROM plants WHERE id = $1 AND NOT EXISTS (SELECT FROM inserted)`,
-};
 
 function sha256(text) {
   return createHash('sha256').update(text).digest();
@@ -105,7 +99,7 @@ createServer((request, response) => {
     }
     const tag = body.tag ?? null;
     try {
-      const { rows } = await pool.query({ ...INSERT, values: [String(body.id), body.name, tag] });
+      const { rows } = await pool.query({ ...INSERT_PLANT, values: [String(body.id), body.name, tag] });
       const row = rows[0];
       if (!row) {
         return fail(response, 503, 'Retry');

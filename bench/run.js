@@ -26,6 +26,7 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 
 import { EmbeddedPostgres } from '../dist/database/embedded-postgres.js';
+import { INSERT_PLANT } from './insert-plant.js';
 
 const run = promisify(execFile);
 
@@ -45,14 +46,6 @@ const CONCURRENCY = args.concurrency.split(',').map(Number);
 const PRELOAD = Number(args.preload);
 const TARGETS = new Set(args.targets.split(','));
 const TOKEN = randomBytes(24).toString('base64url');
-const INSERT = {
-  name: 'bench-insert',
-  text: `WITH inserted AS (
-           INSERT INTO plants (id, name, tag) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING name, tag)
-         SELECT true AS created, name, tag FROM inserted
-         UNION ALL SELECT false, name, tag FROM plants WHERE id = $1 AND NOT EXISTS (SELECT FROM inserted)`,
-};
-
 const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'autocannon');
 let nextIdBase = 1_000_000_000_000;
 
@@ -231,7 +224,7 @@ async function ceiling(url, concurrency) {
         while (performance.now() < until) {
           const started = performance.now();
           try {
-            await pool.query({ ...INSERT, values: [String(id++), 'Bench plant', 'bench'] });
+            await pool.query({ ...INSERT_PLANT, values: [String(id++), 'Bench plant', 'bench'] });
             count++;
             latencies?.push(performance.now() - started);
           } catch {
