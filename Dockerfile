@@ -2,13 +2,15 @@
 
 # The service image: built from a clean install, run as an unprivileged user,
 # with production dependencies only (no embedded PostgreSQL binaries).
-ARG NODE_VERSION=20.20
+# The runtime: package.json's devDependencies.node names the same release (npm run lint checks).
+ARG NODE_VERSION=24.21.0
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# No dependency needs an install script in the image.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# No dependency needs an install script in the image: the base image is the runtime (the
+# `node` devDependency stays an inert package), and the embedded PostgreSQL (optional) is not installed.
+RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build \

@@ -13,6 +13,7 @@ const shared = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
+  setupFiles: ['<rootDir>/test/support/load-nest-first.ts'],
 };
 
 export default {

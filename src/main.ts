@@ -1,62 +1,11 @@
-import 'reflect-metadata';
+/**
+ * The service's entry point. Node's module compile cache is turned on before
+ * anything else is loaded, so that the next start reads the compiled code of
+ * every module from the cache instead of compiling it again; then the
+ * service starts (`bootstrap.ts`).
+ */
+import { enableCompileCache } from 'node:module';
 
-import type { AddressInfo } from 'node:net';
+enableCompileCache();
 
-import { Logger } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
-
-import { createApp } from './app.setup.js';
-import { DEV_TOKEN } from './auth/dev-token.js';
-import { appConfig, type AppConfig } from './config/app.config.js';
-import { InvalidConfigurationError } from './config/configuration-error.js';
-import { isDatabaseUnavailableError } from './database/database-errors.js';
-import { enableGracefulShutdown } from './lifecycle/graceful-shutdown.js';
-import { flushRootLogger } from './logging/root-logger.js';
-
-async function bootstrap(): Promise<void> {
-  const app = await createApp();
-  try {
-    const config = app.get<AppConfig>(appConfig.KEY);
-    enableGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutMs });
-    await app.listen(config.port, config.host);
-    announce(app, config);
-  } catch (error) {
-    // Release what start-up took (the pool, an embedded PostgreSQL) before giving up.
-    await app.close().catch(() => undefined);
-    throw error;
-  }
-}
-
-function announce(app: NestExpressApplication, config: AppConfig): void {
-  // The port actually bound: PORT=0 asks for any free one.
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  new Logger('Bootstrap').log(`Plant Store is listening on ${base} (Swagger UI: ${base}/docs)`);
-  const devToken = app.get<string | undefined>(DEV_TOKEN);
-  if (devToken) {
-    // Development only, and on the terminal rather than in the log: production never has a dev token.
-    process.stdout.write(
-      `\n  Development bearer token (no AUTH_TOKENS set; kept in .data/dev-token):\n\n    ${devToken}\n\n` +
-        `  Try: curl -X POST ${base}/plants -H 'Authorization: Bearer ${devToken}' \\\n` +
-        `         -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera"}'\n\n`,
-    );
-  }
-}
-
-/** An operator's explanation: configuration and database problems need no stack trace. */
-function explain(error: unknown): string {
-  if (error instanceof InvalidConfigurationError) {
-    return error.message;
-  }
-  if (isDatabaseUnavailableError(error)) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return `the database could not be reached (${reason}); check DATABASE_URL and that PostgreSQL is up`;
-  }
-  return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
-
-bootstrap().catch(async (error: unknown) => {
-  await flushRootLogger();
-  process.stderr.write(`Plant Store failed to start: ${explain(error)}\n`);
-  process.exit(1);
-});
+await import('./bootstrap.js');

@@ -191,7 +191,7 @@ async function initialiseCluster(
     ];
     await run(binaries.initdb, args, { ...runAs });
   } catch (error) {
-    throw new Error(`initdb failed for ${dataDir}: ${describe(error)}`);
+    throw new Error(`initdb failed for ${dataDir}: ${describe(error)}`, { cause: error });
   } finally {
     await rm(passwordFile, { force: true });
   }
@@ -258,7 +258,7 @@ async function pgCtl(binaries: Binaries, runAs: RunAs, args: string[]): Promise<
       runAs.uid === undefined
         ? ''
         : ` (the server runs as user ${USER}, who must be able to reach the data directory: set EMBEDDED_POSTGRES_DIR to move it)`;
-    throw new Error(`pg_ctl ${args[0]} failed: ${describe(error)}${hint}`);
+    throw new Error(`pg_ctl ${args[0]} failed: ${describe(error)}${hint}`, { cause: error });
   }
 }
 

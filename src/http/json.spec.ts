@@ -1,6 +1,11 @@
-import { LosslessNumber } from 'lossless-json';
-
-import { JsonSyntaxError, MAX_JSON_DEPTH, parseExactNumber, parseJson } from './json.js';
+import {
+  InexactNumber,
+  JsonSyntaxError,
+  MAX_JSON_DEPTH,
+  parseExactNumber,
+  parseJson,
+  stringifyJson,
+} from './json.js';
 
 describe('parseJson', () => {
   it('keeps every digit of integers beyond 2^53, where JSON.parse rounds', () => {
@@ -29,7 +34,15 @@ describe('parseJson', () => {
     expect(JSON.parse('{"id": 1.00000000000000001}')).toStrictEqual({ id: 1 });
 
     const { id } = parseJson('{"id": 1.00000000000000001}') as { id: unknown };
-    expect(id).toBeInstanceOf(LosslessNumber);
+    expect(id).toBeInstanceOf(InexactNumber);
+  });
+
+  it('reads other fractions as JSON.parse does, so number rules still see numbers', () => {
+    expect(parseJson('{"id": 9007199254740993, "price": 1.5, "ratio": 2.5e-3}')).toStrictEqual({
+      id: 9007199254740993n,
+      price: 1.5,
+      ratio: 0.0025,
+    });
   });
 
   it('keeps duplicate keys as JSON.parse does: the last one wins, on both paths', () => {
@@ -77,10 +90,36 @@ describe('parseExactNumber', () => {
     expect(parseExactNumber(literal)).toStrictEqual(expected);
   });
 
-  it.each(['1.5', '1e-1', '1e400', '1e99999999999', '123456789012345678901234567890123456789012'])(
-    'leaves %s, which is no int64-sized integer, unparsed',
-    (literal) => {
-      expect(parseExactNumber(literal)).toBeInstanceOf(LosslessNumber);
+  it.each([
+    ['1.5', 1.5],
+    ['1e-1', 0.1],
+    ['1e400', Infinity],
+    ['1e99999999999', Infinity],
+    ['123456789012345678901234567890123456789012', 1.2345678901234568e41],
+  ])(
+    'reads %s, which is no int64-sized integer, as the double JSON.parse makes of it',
+    (literal, expected) => {
+      expect(parseExactNumber(literal)).toBe(expected);
     },
   );
+
+  it.each(['1.00000000000000001', '1e-400', '9007199254740993.5'])(
+    'keeps %s, a fraction whose nearest double is an integer, apart as an InexactNumber',
+    (literal) => {
+      expect(parseExactNumber(literal)).toStrictEqual(new InexactNumber(literal));
+    },
+  );
+});
+
+describe('stringifyJson', () => {
+  it('writes ids beyond 2^53 with every digit, as JSON numbers', () => {
+    expect(stringifyJson([{ id: 9223372036854775807n, name: 'Fern' }, { id: 1 }])).toBe(
+      '[{"id":9223372036854775807,"name":"Fern"},{"id":1}]',
+    );
+  });
+
+  it('is JSON.stringify for everything else', () => {
+    const value = { name: 'Fern', tag: 'e\u0301', nested: [1, null, true] };
+    expect(stringifyJson(value)).toBe(JSON.stringify(value));
+  });
 });

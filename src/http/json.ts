@@ -1,9 +1,7 @@
-import { LosslessNumber, parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
-
 /** Deeper JSON is refused before any recursive code sees it. */
 export const MAX_JSON_DEPTH = 32;
 
-/** Integers need no more digits than int64's extremes have; longer ones stay unparsed. */
+/** Integers need no more digits than int64's extremes have; longer ones are read as doubles. */
 const MAX_INTEGER_DIGITS = 40;
 
 export class JsonSyntaxError extends Error {
@@ -11,14 +9,40 @@ export class JsonSyntaxError extends Error {
 }
 
 /**
+ * A number literal that is not an integer, although the double nearest to it
+ * is one (`1.00000000000000001` is read as `1`): kept apart so that no
+ * integer rule accepts it, and no number rule either.
+ */
+export class InexactNumber {
+  constructor(readonly literal: string) {}
+
+  toString(): string {
+    return this.literal;
+  }
+}
+
+declare global {
+  interface JSON {
+    /** A JSON text that `JSON.stringify` writes as it is (ES2026; no TypeScript lib declares it yet). */
+    rawJSON(text: string): unknown;
+  }
+}
+
+/** What the reviver of `JSON.parse` is told of a primitive: its text in the source. */
+interface ReviverContext {
+  readonly source?: string;
+}
+
+/**
  * Parses a request body without losing any digit of an integer.
  *
- * `JSON.parse` rounds integers beyond 2^53 and rounds away fractions it cannot
- * represent (`1.00000000000000001` becomes `1`). Bodies where that cannot
- * happen (the usual case) keep its speed; the others are parsed again with
- * `lossless-json`, where an integer-valued literal (`7`, `7.0`, `7e0`) becomes
- * a `number` when it is safe and a `bigint` when it is not, and any other
- * number stays a `LosslessNumber` that no integer rule accepts.
+ * `JSON.parse` rounds integers beyond 2^53, and rounds away fractions it
+ * cannot represent (`1.00000000000000001` becomes `1`). Bodies where that
+ * cannot happen (the usual case) are parsed once, at `JSON.parse`'s speed;
+ * the others are parsed again with a reviver that reads each number's source
+ * text (the runtime gives it to revivers): an integer-valued literal (`7`,
+ * `7.0`, `7e0`) becomes a `number` when it is safe and a `bigint` when it is
+ * not (see `parseExactNumber`).
  */
 export function parseJson(text: string): unknown {
   let value: unknown;
@@ -34,11 +58,14 @@ export function parseJson(text: string): unknown {
   if (!hasUnsafeInteger && !MAY_LOSE_PRECISION.test(text)) {
     return value;
   }
-  return parseLossless(text, null, {
-    parseNumber: parseExactNumber,
-    // The same rule as JSON.parse, so that both paths agree.
-    onDuplicateKey: ({ newValue }) => newValue,
-  });
+  // The same parser, so duplicate keys and `__proto__` are treated the same way on both paths.
+  return JSON.parse(text, exactNumber);
+}
+
+function exactNumber(_key: string, value: unknown, context?: ReviverContext): unknown {
+  return typeof value === 'number' && context?.source !== undefined
+    ? parseExactNumber(context.source)
+    : value;
 }
 
 /** A digit followed by a fraction or an exponent: JSON.parse may have rounded it. */
@@ -68,11 +95,17 @@ function inspect(root: unknown): { depth: number; hasUnsafeInteger: boolean } {
 
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
-/** The exact value of a JSON number literal, following JSON Schema's notion of an integer. */
-export function parseExactNumber(literal: string): number | bigint | LosslessNumber {
+/**
+ * The value of a JSON number literal, following JSON Schema's notion of an
+ * integer: an integer-valued literal is a `number` while it is safe and a
+ * `bigint` beyond (up to 40 digits); any other literal is the double
+ * `JSON.parse` makes of it, unless that double is an integer the literal is
+ * not, which becomes an `InexactNumber`.
+ */
+export function parseExactNumber(literal: string): number | bigint | InexactNumber {
   const match = NUMBER_LITERAL.exec(literal);
   if (!match) {
-    return new LosslessNumber(literal);
+    return new InexactNumber(literal);
   }
   const [, sign, integerDigits, fractionDigits = '', exponentText = '0'] = match;
   let digits = (integerDigits + fractionDigits).replace(/^0+/, '');
@@ -87,7 +120,8 @@ export function parseExactNumber(literal: string): number | bigint | LosslessNum
     scale++;
   }
   if (scale < 0 || digits.length + scale > MAX_INTEGER_DIGITS) {
-    return new LosslessNumber(literal);
+    const nearest = Number(literal);
+    return Number.isInteger(nearest) && scale < 0 ? new InexactNumber(literal) : nearest;
   }
   const integer = BigInt(`${sign}${digits}${'0'.repeat(scale)}`);
   const asNumber = Number(integer);
@@ -96,16 +130,20 @@ export function parseExactNumber(literal: string): number | bigint | LosslessNum
 
 /**
  * `JSON.stringify`, except that a `bigint` (an id beyond 2^53) is written as
- * a JSON number with all its digits, where `JSON.stringify` throws. The
- * common case, with no bigint, costs what `JSON.stringify` costs.
+ * a JSON number with all its digits (`JSON.rawJSON`), where `JSON.stringify`
+ * throws. The common case, with no bigint, costs what `JSON.stringify` costs.
  */
 export function stringifyJson(value: unknown): string {
   try {
     return JSON.stringify(value);
   } catch (error) {
     if (error instanceof TypeError && /BigInt/i.test(error.message)) {
-      return stringifyLossless(value) ?? 'null';
+      return JSON.stringify(value, bigintAsNumber);
     }
     throw error;
   }
+}
+
+function bigintAsNumber(_key: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 }

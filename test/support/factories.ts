@@ -34,3 +34,10 @@ export async function createPlantAs(url: string, token: string) {
     body: JSON.parse(await response.text()) as unknown,
   };
 }
+
+/** JSON as a client that reads ids exactly would: every number as a bigint, from its source text. */
+export function parseWithBigInts(text: string): unknown {
+  return JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+    typeof value === 'number' && context?.source !== undefined ? BigInt(context.source) : value,
+  );
+}
