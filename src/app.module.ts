@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ClsModule } from 'nestjs-cls';
 
 import { AuthModule } from './auth/auth.module.js';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
@@ -13,7 +14,6 @@ import { DatabaseModule } from './database/database.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
-import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
@@ -30,7 +30,8 @@ import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
-    LoggingModule,
+    // The request's context (its id, its principal) for whatever runs on its behalf; the HTTP edge opens it.
+    ClsModule.forRoot({ global: true }),
     LifecycleModule,
     DatabaseModule,
     MetricsModule,

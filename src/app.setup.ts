@@ -1,5 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Logger } from 'pino';
 
 import { AppModule } from './app.module.js';
 import { httpConfig, type HttpConfig } from './config/http.config.js';
@@ -9,16 +10,19 @@ import { LeanExpressAdapter } from './http/lean-express.adapter.js';
 import { jsonBodyParser } from './http/json-body.parser.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './logging/pino-nest-logger.js';
-import { getRootLogger } from './logging/root-logger.js';
 import { Metrics } from './metrics/metrics.js';
 import { setUpOpenApi } from './openapi/openapi.document.js';
+
+export interface CreateAppOptions {
+  /** The process's logger (see `createRootLogger`): every line of the application goes through it. */
+  readonly logger: Logger;
+}
 
 /**
  * The application as it runs in production and in the tests: what cannot be
  * a provider is configured here, once.
  */
-export async function createApp(): Promise<NestExpressApplication> {
-  const rootLogger = getRootLogger();
+export async function createApp({ logger: rootLogger }: CreateAppOptions): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule, new LeanExpressAdapter(), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
+import { recordPrincipal } from '../logging/request-context.js';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
@@ -82,5 +83,6 @@ function admit(request: Request, principal: Principal, requiredScopes: readonly 
     throw BearerChallenge.insufficientScope(missing);
   }
   request.principal = principal;
+  recordPrincipal(principal.subject);
   return true;
 }

@@ -58,8 +58,15 @@ describe('HttpErrorFilter', () => {
   } as unknown as HttpAdapterHost);
 
   const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
-  beforeEach(() => logged.mockClear());
-  afterAll(() => logged.mockRestore());
+  const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  beforeEach(() => {
+    logged.mockClear();
+    warned.mockClear();
+  });
+  afterAll(() => {
+    logged.mockRestore();
+    warned.mockRestore();
+  });
 
   it('answers an HTTP exception with its status and one message string', () => {
     const { host, captured } = hostFor({});
@@ -96,6 +103,13 @@ describe('HttpErrorFilter', () => {
       expect(captured).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
       expect(captured.body).toStrictEqual({ error: 503, message: expect.stringMatching(/unavailable/) });
     }
+    // Each is a warning for the operator, naming the cause; none is an error with a stack.
+    expect(warned.mock.calls.map(([message]) => String(message))).toStrictEqual([
+      'POST /plants answered 503: The database is unavailable; retry later',
+      'POST /plants answered 503: connect ECONNREFUSED 127.0.0.1:5432',
+      'POST /plants answered 503: terminating connection',
+    ]);
+    expect(logged).not.toHaveBeenCalled();
   });
 
   it('hides an unexpected fault behind a generic 500, and logs its stack with the request id', () => {

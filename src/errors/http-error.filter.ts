@@ -36,6 +36,9 @@ export class HttpErrorFilter implements ExceptionFilter {
         `Unexpected failure in ${request.method} ${request.path} (request ${request.id ?? '-'})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
+    } else if (failure.status === Number(HttpStatus.SERVICE_UNAVAILABLE)) {
+      // Not the client's fault, and worth an operator's eye: what was unavailable, and why.
+      this.logger.warn(`${request.method} ${request.path} answered 503: ${reasonOf(exception)}`);
     }
     if (response.headersSent) {
       // Part of another answer is on the wire already: end it rather than corrupt it.
@@ -66,4 +69,17 @@ export class HttpErrorFilter implements ExceptionFilter {
       { Allow: allowed.join(', ') },
     );
   }
+}
+
+/** The failure's own words, and those of its cause (a driver error wrapped by TypeORM, say). */
+function reasonOf(exception: unknown): string {
+  const reasons: string[] = [];
+  for (let current: unknown = exception, depth = 0; current && depth < 3; depth++) {
+    if (current instanceof Error && current.message && !reasons.includes(current.message)) {
+      reasons.push(current.message);
+    }
+    const wrapped = current as { driverError?: unknown; cause?: unknown };
+    current = wrapped.driverError ?? wrapped.cause;
+  }
+  return reasons.join(': ') || String(exception);
 }

@@ -1,8 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+import '../auth/principal.js';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 
 import type { ShutdownState } from '../lifecycle/shutdown-state.js';
+import { runInRequestContext } from '../logging/request-context.js';
 import type { Metrics } from '../metrics/metrics.js';
 import { assignRequestId } from './request-id.js';
 
@@ -18,7 +21,8 @@ export interface HttpEdgeOptions {
  * HTTP layer (each Express layer, and each Nest interceptor even more, has a
  * cost of its own on every request):
  *
- * - names the request (`X-Request-Id`, see `assignRequestId`);
+ * - names the request (`X-Request-Id`, see `assignRequestId`), and opens its
+ *   context, so that every line logged on its behalf carries the id;
  * - sets helmet's security headers;
  * - while the process drains, asks the client to close the connection;
  * - when the answer is done, writes one log line (method, route, status,
@@ -33,7 +37,7 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
 
   return function handleEdge(request: Request, response: Response, next: NextFunction): void {
     const started = performance.now();
-    assignRequestId(request, response);
+    const id = assignRequestId(request, response);
     for (const [name, value] of request.path.startsWith('/docs') ? docsHeaders : apiHeaders) {
       response.setHeader(name, value);
     }
@@ -49,6 +53,7 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
         log.info(
           {
             reqId: request.id,
+            principal: request.principal?.subject,
             method: request.method,
             route: route ?? null,
             status,
@@ -58,7 +63,7 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
         );
       }
     });
-    next();
+    runInRequestContext(id, next);
   };
 }
 

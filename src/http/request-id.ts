@@ -15,9 +15,10 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Names every request, taking the caller's `X-Request-Id` when acceptable, and echoes the id. */
-export function assignRequestId(request: Request, response: Response): void {
+export function assignRequestId(request: Request, response: Response): string {
   const offered = request.headers['x-request-id'];
   const id = typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) ? offered : randomUUID();
   request.id = id;
   response.setHeader(REQUEST_ID_HEADER, id);
+  return id;
 }

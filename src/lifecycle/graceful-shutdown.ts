@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 
-import { flushRootLogger } from '../logging/root-logger.js';
+import type { Logger as PinoLogger } from 'pino';
+
+import { flushLogger } from '../logging/root-logger.js';
 
 import { ShutdownState } from './shutdown-state.js';
 
@@ -17,7 +19,10 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * closes (pool, embedded PostgreSQL) and the process exits 0. A second signal
  * exits at once.
  */
-export function enableGracefulShutdown(app: NestExpressApplication, options: { timeoutMs: number }): void {
+export function enableGracefulShutdown(
+  app: NestExpressApplication,
+  options: { timeoutMs: number; logger: PinoLogger },
+): void {
   const logger = new Logger('Shutdown');
   let started = false;
 
@@ -36,7 +41,7 @@ export function enableGracefulShutdown(app: NestExpressApplication, options: { t
 
     await app.close();
     logger.log('Shut down cleanly');
-    await flushRootLogger();
+    await flushLogger(options.logger);
   };
 
   for (const signal of SIGNALS) {

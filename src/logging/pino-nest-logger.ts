@@ -1,7 +1,5 @@
-import { Inject, Injectable, type LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import type { Logger } from 'pino';
-
-import { ROOT_LOGGER } from './root-logger.js';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
@@ -9,9 +7,8 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
  * Nest's logger, written through pino. Nest calls `log(message, context)`
  * and `error(message, stack, context)`; the context becomes a field.
  */
-@Injectable()
 export class PinoNestLogger implements LoggerService {
-  constructor(@Inject(ROOT_LOGGER) private readonly logger: Logger) {}
+  constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
     this.write('info', message, params);

@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import {
   Inject,
   Injectable,
@@ -61,6 +63,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private running?: Promise<void>;
   private stopped = false;
   private nudged = false;
+  /**
+   * Runs a function in the context the dispatcher was made in, outside any
+   * request: a round that a create's nudge starts is not that request's
+   * work, and its log lines must not carry the request's id.
+   */
+  private readonly outsideRequests = AsyncLocalStorage.snapshot();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -101,6 +109,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private schedule(delayMs: number): void {
+    this.outsideRequests(() => this.setTimer(delayMs));
+  }
+
+  private setTimer(delayMs: number): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.running = this.round().finally(() => {
