@@ -28,9 +28,9 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
 
   it('sends security headers, and no X-Powered-By, on answers and on errors alike', async () => {
     for (const response of [
-      await request(testApp.url).post('/plants').set(AUTH).send(newPlant()),
-      await request(testApp.url).post('/plants').send(newPlant()),
-      await request(testApp.url).get('/nowhere'),
+      await request(testApp.server).post('/plants').set(AUTH).send(newPlant()),
+      await request(testApp.server).post('/plants').send(newPlant()),
+      await request(testApp.server).get('/nowhere'),
     ]) {
       expect(response.headers).toMatchObject({
         'x-content-type-options': 'nosniff',
@@ -44,7 +44,7 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
   });
 
   it('serves the Swagger UI under a policy that lets it run: scripts and styles from this origin', async () => {
-    const page = await request(testApp.url).get('/docs/');
+    const page = await request(testApp.server).get('/docs/');
     const policy = page.headers['content-security-policy'];
 
     expect(policy).toContain("script-src 'self'");
@@ -54,23 +54,23 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
 
   it('echoes an acceptable X-Request-Id, and replaces an unacceptable one with a UUID', async () => {
     const given = randomUUID();
-    const echoed = await request(testApp.url).get('/health/live').set('X-Request-Id', given);
+    const echoed = await request(testApp.server).get('/health/live').set('X-Request-Id', given);
     expect(echoed.headers['x-request-id']).toBe(given);
 
     for (const bad of ['x'.repeat(200), 'has spaces', 'semi;colon', '']) {
-      const replaced = await request(testApp.url).get('/health/live').set('X-Request-Id', bad);
+      const replaced = await request(testApp.server).get('/health/live').set('X-Request-Id', bad);
       expect(replaced.headers['x-request-id']).toMatch(UUID);
     }
-    const generated = await request(testApp.url).get('/health/live');
+    const generated = await request(testApp.server).get('/health/live');
     expect(generated.headers['x-request-id']).toMatch(UUID);
   });
 
   it('answers no cross-origin request unless CORS_ORIGINS allows it', async () => {
-    const preflight = await request(testApp.url)
+    const preflight = await request(testApp.server)
       .options('/plants')
       .set('Origin', 'https://app.example')
       .set('Access-Control-Request-Method', 'POST');
-    const simple = await request(testApp.url).get('/health/live').set('Origin', 'https://app.example');
+    const simple = await request(testApp.server).get('/health/live').set('Origin', 'https://app.example');
 
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     expect(simple.headers['access-control-allow-origin']).toBeUndefined();
@@ -122,7 +122,7 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
   });
 
   it('answers a preflight from a listed origin, with the headers a client needs', async () => {
-    const preflight = await request(testApp.url)
+    const preflight = await request(testApp.server)
       .options('/plants')
       .set('Origin', 'https://admin.example')
       .set('Access-Control-Request-Method', 'POST')
@@ -137,12 +137,12 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
   });
 
   it('exposes the headers a browser client reads, and ignores other origins', async () => {
-    const allowed = await request(testApp.url)
+    const allowed = await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .set('Origin', 'https://app.example')
       .send(newPlant());
-    const other = await request(testApp.url)
+    const other = await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .set('Origin', 'https://evil.example')

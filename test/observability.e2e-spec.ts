@@ -37,8 +37,8 @@ describe('health, logs and metrics', () => {
   });
 
   it('reports liveness, and readiness with a database ping, without a token', async () => {
-    const live = await request(testApp.url).get('/health/live');
-    const ready = await request(testApp.url).get('/health/ready');
+    const live = await request(testApp.server).get('/health/live');
+    const ready = await request(testApp.server).get('/health/ready');
 
     expect(live.status).toBe(200);
     expect(ready.status).toBe(200);
@@ -46,21 +46,22 @@ describe('health, logs and metrics', () => {
   });
 
   it('logs one JSON line per request: method, route, status, duration and request id', async () => {
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .set('X-Request-Id', 'log-line-check-1')
       .send(newPlant());
 
-    await eventually(() => testApp.service.output().includes('log-line-check-1'));
-    const line = testApp.service
-      .output()
+    await eventually(() => testApp.logs.text().includes('log-line-check-1'));
+    const line = testApp.logs
+      .text()
       .split('\n')
       .find((candidate) => candidate.includes('"reqId":"log-line-check-1"'));
     expect(JSON.parse(line!)).toMatchObject({
       level: 'info',
       msg: 'request completed',
       reqId: 'log-line-check-1',
+      principal: 'static-token-1',
       method: 'POST',
       route: '/plants',
       status: 200,
@@ -71,31 +72,31 @@ describe('health, logs and metrics', () => {
   it('never logs a token, an Authorization header or a request body', async () => {
     const jwt = await issuer.token();
     const secretName = 'body-content-that-must-not-be-logged';
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .send(newPlant({ name: secretName }));
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set('Authorization', `Bearer ${jwt}`)
       .send(newPlant({ tag: secretName }));
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set('Authorization', 'Bearer wrong-token-0123456789')
       .send(newPlant());
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .set('Content-Type', 'application/json')
       .send(`{"name": "${secretName}"`);
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .set('X-Request-Id', 'secrets-check-last')
       .send(newPlant());
 
-    await eventually(() => testApp.service.output().includes('secrets-check-last'));
-    const log = testApp.service.output();
+    await eventually(() => testApp.logs.text().includes('secrets-check-last'));
+    const log = testApp.logs.text();
     for (const secret of [TEST_TOKEN, jwt, jwt.split('.')[2], 'wrong-token-0123456789', secretName]) {
       expect(log).not.toContain(secret);
     }
@@ -103,10 +104,10 @@ describe('health, logs and metrics', () => {
   });
 
   it('exposes Prometheus metrics: requests by route and status, durations, the pool, plants created, the process', async () => {
-    await request(testApp.url).post('/plants').set(AUTH).send(newPlant());
-    await request(testApp.url).post('/plants').set(AUTH).send({});
+    await request(testApp.server).post('/plants').set(AUTH).send(newPlant());
+    await request(testApp.server).post('/plants').set(AUTH).send({});
 
-    const response = await request(testApp.url).get('/metrics');
+    const response = await request(testApp.server).get('/metrics');
 
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain/);
@@ -141,7 +142,7 @@ describe('metrics switched off', () => {
   });
 
   it('has no /metrics route', async () => {
-    const response = await request(testApp.url).get('/metrics');
+    const response = await request(testApp.server).get('/metrics');
 
     expect(response.status).toBe(404);
     expect(response.body).toStrictEqual({ error: 404, message: 'Cannot GET /metrics' });

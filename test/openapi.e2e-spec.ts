@@ -14,7 +14,7 @@ describe('OpenAPI document', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp();
-    emitted = (await request(testApp.url).get('/openapi.json').expect(200)).body as Document;
+    emitted = (await request(testApp.server).get('/openapi.json').expect(200)).body as Document;
   });
 
   afterAll(async () => {
@@ -137,13 +137,13 @@ describe('OpenAPI document', () => {
   });
 
   it('is served as YAML too, with the same content', async () => {
-    const response = await request(testApp.url).get('/openapi.yaml').expect(200);
+    const response = await request(testApp.server).get('/openapi.yaml').expect(200);
 
     expect(load(response.text)).toStrictEqual(emitted);
   });
 
   it('serves the Swagger UI at /docs without a token', async () => {
-    const response = await request(testApp.url).get('/docs').expect(200);
+    const response = await request(testApp.server).get('/docs').expect(200);
 
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).toContain('swagger-ui');

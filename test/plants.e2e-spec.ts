@@ -21,7 +21,7 @@ describe('POST /plants', () => {
   });
 
   const post = (body: unknown) =>
-    request(testApp.url)
+    request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .send(body as object);
@@ -113,8 +113,17 @@ describe('POST /plants', () => {
       expect(response.status).toBe(500);
       expect(response.body).toStrictEqual({ error: 500, message: 'Internal server error' });
       expect(JSON.stringify(response.body)).not.toContain('plants');
-      await eventually(() => testApp.service.output().includes('fault-under-test-1'));
-      expect(testApp.service.output()).toContain('relation \\"plants\\" does not exist');
+      await eventually(() => testApp.logs.text().includes('fault-under-test-1'));
+      expect(testApp.logs.text()).toContain('relation \\"plants\\" does not exist');
+      // The filter's line carries the request's context as fields, like every line written for it.
+      expect(testApp.logs.entries()).toContainEqual(
+        expect.objectContaining({
+          level: 'error',
+          context: 'HttpErrorFilter',
+          reqId: 'fault-under-test-1',
+          principal: 'static-token-1',
+        }),
+      );
     } finally {
       await testApp.db.query('ALTER TABLE plants_hidden RENAME TO plants');
     }

@@ -1,6 +1,7 @@
 import request from 'supertest';
 
 import { startTestApp, type TestApp } from './support/app.js';
+import { declaredRoutes } from './support/routes.js';
 
 /**
  * Every route the application serves without a token, on purpose. A route
@@ -21,13 +22,6 @@ const DOCUMENTATION_ROUTES = [
   'GET /openapi.yaml',
 ];
 
-/** Nest logs each route it maps at start-up: `Mapped {/plants, POST} route`. */
-function mappedRoutes(log: string): string[] {
-  return [...log.matchAll(/Mapped \{([^,}]+), (\w+)\} route/g)].map(
-    ([, path, method]) => `${method} ${path}`,
-  );
-}
-
 /** A concrete URL for a route pattern: each parameter gets a harmless value. */
 function concrete(path: string): string {
   return path.replace(/:\w+/g, '1');
@@ -35,7 +29,7 @@ function concrete(path: string): string {
 
 async function statusWithoutToken(testApp: TestApp, route: string): Promise<number> {
   const [method, path] = route.split(' ');
-  const response = await request(testApp.url)[method.toLowerCase() as 'get'](concrete(path));
+  const response = await request(testApp.server)[method.toLowerCase() as 'get'](concrete(path));
   return response.status;
 }
 
@@ -44,8 +38,8 @@ describe('route inventory', () => {
   let routes: string[];
 
   beforeAll(async () => {
-    testApp = await startTestApp({ LOG_LEVEL: 'info' });
-    routes = mappedRoutes(testApp.service.output());
+    testApp = await startTestApp();
+    routes = declaredRoutes(testApp.app);
   });
 
   afterAll(async () => {

@@ -59,7 +59,7 @@ describe('the new-plant webhook', () => {
 
   it('delivers each new plant as a signed NewPlant, its id with every digit', async () => {
     const before = Math.floor(Date.now() / 1000);
-    await request(testApp.url)
+    await request(testApp.server)
       .post('/plants')
       .set(AUTH)
       .send('{"id": 9223372036854775807, "name": "Fern", "tag": "x"}')
@@ -78,19 +78,19 @@ describe('the new-plant webhook', () => {
   });
 
   it('leaves tag out of the payload when the plant has none', async () => {
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 5, name: 'Moss' });
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 5, name: 'Moss' });
 
     await eventually(() => receiver.received.length === 1);
     expect(receiver.received[0].body).toBe('{"id":5,"name":"Moss"}');
   });
 
   it('sends nothing for a create that stores nothing: a conflict, a replay, a refusal', async () => {
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' });
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' });
     await eventually(() => receiver.received.length === 1);
 
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' }).expect(200);
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 6, name: 'Moss' }).expect(409);
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 7 }).expect(400);
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 6, name: 'Fern' }).expect(200);
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 6, name: 'Moss' }).expect(409);
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 7 }).expect(400);
 
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received).toHaveLength(1);
@@ -100,7 +100,7 @@ describe('the new-plant webhook', () => {
   it('retries a failing receiver with growing pauses, then delivers, the event id unchanged', async () => {
     receiver.respond = (_delivery, index) => (index < 2 ? 500 : 200);
 
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 8, name: 'Persistent' });
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 8, name: 'Persistent' });
 
     await eventually(() => receiver.received.length === 3);
     const ids = new Set(receiver.received.map((delivery) => delivery.headers['webhook-id']));
@@ -118,14 +118,18 @@ describe('the new-plant webhook', () => {
   it('gives an event up as dead after the last attempt, logs it and counts it', async () => {
     receiver.respond = () => 503;
 
-    await request(testApp.url).post('/plants').set(AUTH).send({ id: 9, name: 'Unlucky' });
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 9, name: 'Unlucky' });
 
     await eventually(async () => (await outbox(testApp))[0]?.status === 'dead', 10_000);
     expect(receiver.received).toHaveLength(3);
     const [row] = await outbox(testApp);
-    await eventually(() => testApp.service.output().includes(`Webhook event ${row.event_id}`));
-    expect(testApp.service.output()).toContain(`is dead after 3 attempts: HTTP 503`);
-    const metrics = await request(testApp.url).get('/metrics');
+    await eventually(() => testApp.logs.text().includes(`Webhook event ${row.event_id}`));
+    expect(testApp.logs.text()).toContain(`is dead after 3 attempts: HTTP 503`);
+    // The dispatcher works for no request: its lines carry no request's id, not even the create's.
+    const dead = testApp.logs.entries().find((entry) => String(entry.msg).includes('is dead after'));
+    expect(dead).toMatchObject({ level: 'error', context: 'Webhooks' });
+    expect(dead).not.toHaveProperty('reqId');
+    const metrics = await request(testApp.server).get('/metrics');
     expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="dead"\} 1$/m);
     expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="failed"\} [1-9]/m);
   });
@@ -146,7 +150,7 @@ describe('the new-plant webhook across restarts and instances', () => {
     const testApp = await startTestApp();
     try {
       await resetTables(testApp);
-      await request(testApp.url).post('/plants').set(AUTH).send({ id: 10, name: 'Quiet' }).expect(200);
+      await request(testApp.server).post('/plants').set(AUTH).send({ id: 10, name: 'Quiet' }).expect(200);
 
       await expect(outbox(testApp)).resolves.toStrictEqual([]);
     } finally {
@@ -158,9 +162,9 @@ describe('the new-plant webhook across restarts and instances', () => {
     // The receiver is down: the event stays in the outbox.
     const first = await startTestApp(webhookEnv(receiver, { WEBHOOK_BACKOFF_BASE_MS: '200' }));
     await resetTables(first);
-    await request(first.url).post('/plants').set(AUTH).send({ id: 11, name: 'Patient' }).expect(200);
+    await request(first.server).post('/plants').set(AUTH).send({ id: 11, name: 'Patient' }).expect(200);
     await eventually(async () => ((await outbox(first))[0]?.attempts ?? 0) >= 1);
-    await first.service.stop();
+    await first.stop();
     const [pending] = await outbox(first);
     await first.close();
     expect(pending.status).toBe('pending');
@@ -187,7 +191,7 @@ describe('the new-plant webhook across restarts and instances', () => {
       await resetTables(one);
       await Promise.all(
         Array.from({ length: 40 }, (_, index) =>
-          request(index % 2 === 0 ? one.url : two.url)
+          request(index % 2 === 0 ? one.server : two.server)
             .post('/plants')
             .set(AUTH)
             .send({ id: 100 + index, name: `Plant ${index}` })

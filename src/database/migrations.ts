@@ -1,8 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /** Any fixed number: the key of the advisory lock that serialises migration runs. */
 const MIGRATION_LOCK_KEY = 0x706c616e74; // "plant"
+const LOCK_POLL_INTERVAL_MS = 250;
+const LOCK_WAIT_LIMIT_MS = 10 * 60_000;
 
 /**
  * Runs pending migrations, one instance at a time: instances started
@@ -13,7 +17,7 @@ export async function runMigrations(dataSource: DataSource, logger: Pick<Logger,
   const lock = dataSource.createQueryRunner();
   await lock.connect();
   try {
-    await lock.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await takeLock(lock, logger);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     logger.log(
       applied.length > 0
@@ -23,5 +27,32 @@ export async function runMigrations(dataSource: DataSource, logger: Pick<Logger,
   } finally {
     await lock.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
     await lock.release();
+  }
+}
+
+/**
+ * Takes the lock by trying again and again rather than by waiting in one
+ * statement. A waiting statement would hold a snapshot open, and a migration
+ * that builds an index CONCURRENTLY waits for every such snapshot to end: the
+ * two would wait for each other until the statement timeout broke the tie.
+ */
+async function takeLock(lock: QueryRunner, logger: Pick<Logger, 'log'>): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;
+  for (let attempt = 0; ; attempt++) {
+    const [{ locked }] = (await lock.query('SELECT pg_try_advisory_lock($1) AS locked', [
+      MIGRATION_LOCK_KEY,
+    ])) as Array<{ locked: boolean }>;
+    if (locked) {
+      return;
+    }
+    if (attempt === 0) {
+      logger.log('Another instance is applying migrations: waiting for it');
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Another instance held the migration lock for over ${LOCK_WAIT_LIMIT_MS / 60_000} minutes`,
+      );
+    }
+    await sleep(LOCK_POLL_INTERVAL_MS);
   }
 }

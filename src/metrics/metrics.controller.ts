@@ -1,7 +1,9 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
 
 import { Public } from '../auth/public.decorator.js';
+import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { Metrics } from './metrics.js';
 
 /** Prometheus scrapes this; it is no part of the API, so not in the OpenAPI document. */
@@ -9,11 +11,18 @@ import { Metrics } from './metrics.js';
 @ApiExcludeController()
 @Controller('metrics')
 export class MetricsController {
-  constructor(private readonly metrics: Metrics) {}
+  constructor(
+    private readonly metrics: Metrics,
+    @Inject(httpConfig.KEY) private readonly config: HttpConfig,
+  ) {}
 
   @Get()
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
-  scrape(): Promise<string> {
+  scrape(@Res({ passthrough: true }) response: Response): Promise<string> {
+    if (!this.config.metricsEnabled) {
+      // Switched off: the route answers as if it did not exist.
+      throw new NotFoundException('Cannot GET /metrics');
+    }
+    response.setHeader('Content-Type', this.metrics.registry.contentType);
     return this.metrics.registry.metrics();
   }
 }

@@ -1,17 +1,15 @@
 import { Global, Module } from '@nestjs/common';
-import { ConditionalModule } from '@nestjs/config';
 
 import { MetricsController } from './metrics.controller.js';
 import { Metrics } from './metrics.js';
 
-/** `GET /metrics`, unless METRICS_ENABLED=false. */
-@Module({ controllers: [MetricsController] })
-class MetricsEndpointModule {}
-
-/** The instruments are always there (recording costs next to nothing); the endpoint is optional. */
+/**
+ * The instruments are always there (recording costs next to nothing);
+ * `GET /metrics` answers 404 when METRICS_ENABLED=false.
+ */
 @Global()
 @Module({
-  imports: [ConditionalModule.registerWhen(MetricsEndpointModule, (env) => env.METRICS_ENABLED !== 'false')],
+  controllers: [MetricsController],
   providers: [Metrics],
   exports: [Metrics],
 })

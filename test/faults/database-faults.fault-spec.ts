@@ -8,6 +8,7 @@ import pg from 'pg';
 
 import { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
 import { TEST_TOKEN } from '../support/environment.js';
+import { eventually } from '../support/eventually.js';
 import { runCreateLoad } from '../support/load.js';
 import { failedStart, freePort, startService, type ServiceProcess } from '../support/service-process.js';
 
@@ -117,6 +118,40 @@ describe('database faults, against the compiled service', () => {
     expect(service.process.exitCode).toBeNull();
     expect(recoveryMs).toBeLessThan(5_000);
   }, 60_000);
+
+  it('logs the 503 of a create that meets a stopped database as a warning carrying its request id', async () => {
+    await postgres.stop('fast');
+    try {
+      const response = await fetch(`${service.url}/plants`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${TEST_TOKEN}`,
+          'Content-Type': 'application/json',
+          'X-Request-Id': 'create-meets-stopped-db',
+        },
+        body: JSON.stringify({ id: 4_000_000, name: 'Unlucky' }),
+      });
+      expect(response.status).toBe(503);
+
+      await eventually(() => service.output().includes('"reqId":"create-meets-stopped-db"'));
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"reqId":"create-meets-stopped-db"'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          context: 'HttpErrorFilter',
+          reqId: 'create-meets-stopped-db',
+          principal: 'static-token-1',
+          msg: expect.stringMatching(/^POST \/plants answered 503: .*(ECONNREFUSED|terminat|Connection)/),
+        }),
+      );
+    } finally {
+      postgres = await startPostgres(join(workDir, 'pg'), port);
+    }
+  });
 
   it('answers 503 within 2 s, rather than hang, while PostgreSQL does not answer at all', async () => {
     let thawedAt = 0;

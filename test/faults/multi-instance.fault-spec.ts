@@ -1,6 +1,7 @@
-import { plantRows, truncatePlants } from '../support/database.js';
+import pg from 'pg';
+
 import { TEST_TOKEN } from '../support/environment.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
 
 const IDS = 200;
 
@@ -13,17 +14,46 @@ async function create(url: string, body: object) {
   return { status: response.status, body: JSON.parse(await response.text()) as { name?: string } };
 }
 
-describe('two instances on one database', () => {
-  let first: TestApp;
-  let second: TestApp;
+describe('two instances (processes) on one fresh database', () => {
+  const database = `plant_store_instances_${process.pid}_test`;
+  const serverUrl = new URL(process.env.DATABASE_URL!);
+  const databaseUrl = Object.assign(new URL(serverUrl), { pathname: `/${database}` }).toString();
+  let admin: pg.Client;
+  let db: pg.Pool;
+  let first: ServiceProcess;
+  let second: ServiceProcess;
 
   beforeAll(async () => {
-    [first, second] = await Promise.all([startTestApp(), startTestApp()]);
-    await truncatePlants(first.db);
+    admin = new pg.Client({ connectionString: serverUrl.toString() });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    const env = { NODE_ENV: 'test', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' };
+    // Started together, on a database without a single table: both want to migrate it.
+    [first, second] = await Promise.all([startService(env), startService(env)]);
+    db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
 
   afterAll(async () => {
-    await Promise.all([first.close(), second.close()]);
+    try {
+      await Promise.all([first?.stop(), second?.stop(), db?.end()]);
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('apply the migrations once, one instance at a time', async () => {
+    const { rows } = await db.query<{ name: string; count: number }>(
+      'SELECT name, count(*)::int AS count FROM typeorm_migrations GROUP BY name',
+    );
+
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((row) => row.count > 1)).toStrictEqual([]);
+    const applied = [first, second].filter((instance) => instance.output().includes('Applied migrations'));
+    const upToDate = [first, second].filter((instance) =>
+      instance.output().includes('Database schema is up to date'),
+    );
+    expect({ applied: applied.length, upToDate: upToDate.length }).toStrictEqual({ applied: 1, upToDate: 1 });
   });
 
   it('settle conflicting creates of the same ids: one winner per id, whose plant is the row', async () => {
@@ -35,9 +65,10 @@ describe('two instances on one database', () => {
       return { id, outcomes: [viaFirst, viaSecond] };
     });
     const results = await Promise.all(races);
-    const rows = new Map((await plantRows(first.db)).map((row) => [row.id, row.name]));
+    const { rows } = await db.query<{ id: string; name: string }>('SELECT id::text, name FROM plants');
+    const stored = new Map(rows.map((row) => [row.id, row.name]));
 
-    expect(rows.size).toBe(IDS);
+    expect(stored.size).toBe(IDS);
     for (const { id, outcomes } of results) {
       const winners = outcomes.filter((outcome) => outcome.status === 200);
       const losers = outcomes.filter((outcome) => outcome.status === 409);
@@ -46,24 +77,11 @@ describe('two instances on one database', () => {
         winners: 1,
         losers: 1,
       });
-      expect(winners[0].body).toStrictEqual({ name: rows.get(String(id)) });
+      expect(winners[0].body).toStrictEqual({ name: stored.get(String(id)) });
     }
-    // Both instances won some: the race was real.
     const firstWins = results.filter(({ outcomes }) => outcomes[0].status === 200).length;
     process.stdout.write(
       `\n  Two instances: ${IDS} contested ids, first instance won ${firstWins}, second ${IDS - firstWins}\n`,
     );
-  });
-
-  it('apply migrations once when they start together', async () => {
-    const { rows } = await first.db.query<{ count: string }>(
-      'SELECT count(*)::text AS count FROM typeorm_migrations',
-    );
-
-    expect(Number(rows[0].count)).toBeGreaterThan(0);
-    const { rows: duplicates } = await first.db.query(
-      'SELECT name FROM typeorm_migrations GROUP BY name HAVING count(*) > 1',
-    );
-    expect(duplicates).toStrictEqual([]);
   });
 });

@@ -1,10 +1,12 @@
 import { request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import pg from 'pg';
+
 import { plantRows, truncatePlants } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { runCreateLoad } from '../support/load.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
 
 /** A create whose body arrives in two halves, `gapMs` apart: a request still in flight when the signal comes. */
 function slowCreate(url: string, id: number, gapMs: number): Promise<number> {
@@ -34,35 +36,44 @@ function slowCreate(url: string, id: number, gapMs: number): Promise<number> {
   });
 }
 
-describe('graceful shutdown', () => {
-  let testApp: TestApp;
+describe('graceful shutdown (the compiled service, as a process)', () => {
+  let service: ServiceProcess;
+  let db: pg.Pool;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT_MS: '5000' });
-    await truncatePlants(testApp.db);
+    service = await startService({
+      NODE_ENV: 'test',
+      AUTH_TOKENS: TEST_TOKEN,
+      DATABASE_URL: process.env.DATABASE_URL,
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT_MS: '5000',
+    });
+    db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
+    await truncatePlants(db);
   });
 
   afterAll(async () => {
-    await testApp.close();
+    await service.stop('SIGKILL');
+    await db.end();
   });
 
   it('on SIGTERM under load: drains in-flight requests, keeps every acknowledged plant, exits 0', async () => {
     const signalled = sleep(1_500);
     const load = runCreateLoad({
-      url: testApp.url,
+      url: service.url,
       workers: 8,
       until: signalled.then(() => sleep(1_000)),
       firstId: 1,
     });
 
     await sleep(1_400);
-    const inFlight = slowCreate(testApp.url, 999_999, 800);
+    const inFlight = slowCreate(service.url, 999_999, 800);
     await sleep(100);
-    const exitCode = testApp.service.stop('SIGTERM');
+    const exitCode = service.stop('SIGTERM');
 
     // A connection opened after the signal is refused: the listener is closed.
     await sleep(100);
-    const late = await fetch(`${testApp.url}/health/live`).then(
+    const late = await fetch(`${service.url}/health/live`).then(
       (response) => response.status,
       (error: { cause?: { code?: string } }) => error.cause?.code,
     );
@@ -73,7 +84,7 @@ describe('graceful shutdown', () => {
     expect(late).toBe('ECONNREFUSED');
 
     const acknowledged = results.filter((result) => result.status === 200);
-    const stored = new Map((await plantRows(testApp.db)).map((row) => [row.id, row.name]));
+    const stored = new Map((await plantRows(db)).map((row) => [row.id, row.name]));
     process.stdout.write(
       `\n  Shutdown test: ${results.length} creates sent, ${acknowledged.length} acknowledged, ` +
         `${acknowledged.filter((result) => stored.get(String(result.id)) === result.name).length} found; exit code 0\n`,
@@ -85,7 +96,7 @@ describe('graceful shutdown', () => {
     expect(stored.get('999999')).toBe('Slow plant');
     // Only answers from the service, or refusals once it stopped listening: no request cut off with a 5xx.
     expect(results.every((result) => result.status === 200 || typeof result.status === 'string')).toBe(true);
-    expect(testApp.service.output()).toContain('SIGTERM received: draining in-flight requests');
-    expect(testApp.service.output()).toContain('Shut down cleanly');
+    expect(service.output()).toContain('SIGTERM received: draining in-flight requests');
+    expect(service.output()).toContain('Shut down cleanly');
   });
 });

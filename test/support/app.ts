@@ -1,42 +1,100 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 
+import { createApp } from '../../src/app.setup.js';
+import { appConfig } from '../../src/config/app.config.js';
+import { createRootLogger } from '../../src/logging/root-logger.js';
 import { TEST_TOKEN } from './environment.js';
-import { startService, type ServiceProcess } from './service-process.js';
+import { LogCapture } from './log-capture.js';
 
 export interface TestApp {
-  /** Where the service listens, on loopback: `http://127.0.0.1:<port>`. */
+  /** The application, made by the same `createApp()` as in production. */
+  readonly app: NestExpressApplication;
+  /** Its HTTP server, listening on a free loopback port: what supertest is given. */
+  readonly server: Server;
+  /** Where it listens: `http://127.0.0.1:<port>`, for clients other than supertest. */
   readonly url: string;
   /** A connection pool of the test's own, to look at (and reset) the tables. */
   readonly db: pg.Pool;
-  readonly service: ServiceProcess;
-  /** Stops the service (SIGTERM) and closes the test's pool. */
+  /** What the application logged, as JSON lines. */
+  readonly logs: LogCapture;
+  /** Closes the application, as a shutdown does; the test's pool stays open. */
+  stop(): Promise<void>;
+  /** Closes the application (if still open) and the test's pool. */
   close(): Promise<void>;
 }
 
 /**
- * Runs the real application, compiled, through `main.ts` exactly as in
- * production, on the test database and a free loopback port. `env` adds or
- * overrides variables (`undefined` removes one).
- *
- * The service runs in a process of its own rather than inside Jest: on Node
- * 20, Jest cannot load a CommonJS package that requires the ESM-only NestJS
- * 12 (such as `@nestjs/throttler`), which Node itself does.
+ * The application in the test's own process: `createApp()`, as `main.ts`
+ * calls it, on the test database, listening on a free loopback port. `env`
+ * adds or overrides the variables it is configured with (`undefined` removes
+ * one); they are read while the application starts, and put back after.
  */
 export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
-  const service = await startService({
-    NODE_ENV: 'test',
-    AUTH_TOKENS: TEST_TOKEN,
-    DATABASE_URL: process.env.DATABASE_URL,
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  const logs = new LogCapture();
+  const app = await withEnvironment(
+    {
+      NODE_ENV: 'test',
+      AUTH_TOKENS: TEST_TOKEN,
+      DATABASE_URL: process.env.DATABASE_URL,
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+      ...env,
+    },
+    async () => {
+      const created = await createApp({ logger: createRootLogger(appConfig(), logs) });
+      await created.listen(0, '127.0.0.1');
+      return created;
+    },
+  );
+  const server = app.getHttpServer();
+  const { port } = server.address() as AddressInfo;
   const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= app.close());
   return {
-    url: service.url,
+    app,
+    server,
+    url: `http://127.0.0.1:${port}`,
     db,
-    service,
+    logs,
+    stop,
     close: async () => {
-      await Promise.all([service.stop(), db.end()]);
+      await Promise.all([stop(), db.end()]);
     },
   };
+}
+
+/** Applications starting at once take turns with the environment. */
+let environmentInUse: Promise<unknown> = Promise.resolve();
+
+/** Runs `start` with the environment changed as given, and puts the environment back afterwards. */
+function withEnvironment<T>(env: Record<string, string | undefined>, start: () => Promise<T>): Promise<T> {
+  const turn = environmentInUse.then(() => startWith(env, start));
+  environmentInUse = turn.catch(() => undefined);
+  return turn;
+}
+
+async function startWith<T>(env: Record<string, string | undefined>, start: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) {
+      delete process.env[name];
+    } else {
+      process.env[name] = value;
+    }
+  }
+  try {
+    return await start();
+  } finally {
+    for (const name of Object.keys(process.env)) {
+      if (!(name in saved)) {
+        delete process.env[name];
+      }
+    }
+    Object.assign(process.env, saved);
+  }
 }
