@@ -25,7 +25,7 @@ import { parseArgs, promisify } from 'node:util';
 
 import pg from 'pg';
 
-import { EmbeddedPostgres } from '../dist/database/embedded-postgres.js';
+import { EmbeddedPostgres } from '../dist/core/database/embedded-postgres.js';
 import { INSERT_PLANT } from './insert-plant.js';
 
 const run = promisify(execFile);

@@ -3,23 +3,23 @@ import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
 
-import { AuthModule } from './auth/auth.module.js';
-import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
-import { appConfig } from './config/app.config.js';
-import { authConfig } from './config/auth.config.js';
-import { databaseConfig } from './config/database.config.js';
-import { httpConfig } from './config/http.config.js';
-import { webhookConfig } from './config/webhook.config.js';
-import { DatabaseModule } from './database/database.module.js';
-import { HttpErrorFilter } from './errors/http-error.filter.js';
-import { HealthModule } from './health/health.module.js';
-import { LifecycleModule } from './lifecycle/lifecycle.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
+import { AuthModule } from './core/auth/auth.module.js';
+import { BearerAuthGuard } from './core/auth/bearer-auth.guard.js';
+import { appConfig } from './core/config/app.config.js';
+import { authConfig } from './core/config/auth.config.js';
+import { databaseConfig } from './core/config/database.config.js';
+import { httpConfig } from './core/config/http.config.js';
+import { webhookConfig } from './core/config/webhook.config.js';
+import { DatabaseModule } from './core/database/database.module.js';
+import { HttpErrorFilter } from './core/errors/http-error.filter.js';
+import { HealthModule } from './core/health/health.module.js';
+import { LifecycleModule } from './core/lifecycle/lifecycle.module.js';
+import { MetricsModule } from './core/metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
-import { RateLimitModule } from './rate-limit/rate-limit.module.js';
-import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard.js';
-import { WebhooksModule } from './webhooks/webhooks.module.js';
-import { StrictValidationPipe } from './validation/strict-validation.pipe.js';
+import { RateLimitModule } from './core/rate-limit/rate-limit.module.js';
+import { TokenThrottlerGuard } from './core/rate-limit/token-throttler.guard.js';
+import { WebhooksModule } from './core/webhooks/webhooks.module.js';
+import { StrictValidationPipe } from './core/validation/strict-validation.pipe.js';
 
 @Module({
   imports: [

@@ -3,15 +3,15 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 
 import { AppModule } from './app.module.js';
-import { httpConfig, type HttpConfig } from './config/http.config.js';
-import { httpEdge } from './http/http-edge.js';
-import { configureHttpServer } from './http/http-server.js';
-import { LeanExpressAdapter } from './http/lean-express.adapter.js';
-import { jsonBodyParser } from './http/json-body.parser.js';
-import { ShutdownState } from './lifecycle/shutdown-state.js';
-import { PinoNestLogger } from './logging/pino-nest-logger.js';
-import { Metrics } from './metrics/metrics.js';
-import { setUpOpenApi } from './openapi/openapi.document.js';
+import { httpConfig, type HttpConfig } from './core/config/http.config.js';
+import { httpEdge } from './core/http/http-edge.js';
+import { configureHttpServer } from './core/http/http-server.js';
+import { LeanExpressAdapter } from './core/http/lean-express.adapter.js';
+import { jsonBodyParser } from './core/http/json-body.parser.js';
+import { ShutdownState } from './core/lifecycle/shutdown-state.js';
+import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
+import { Metrics } from './core/metrics/metrics.js';
+import { setUpOpenApi } from './core/openapi/openapi.document.js';
 
 export interface CreateAppOptions {
   /** The process's logger (see `createRootLogger`): every line of the application goes through it. */

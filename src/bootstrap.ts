@@ -7,12 +7,12 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger as PinoLogger } from 'pino';
 
 import { createApp } from './app.setup.js';
-import { DEV_TOKEN } from './auth/dev-token.js';
-import { appConfig, type AppConfig } from './config/app.config.js';
-import { InvalidConfigurationError } from './config/configuration-error.js';
-import { isDatabaseUnavailableError } from './database/database-errors.js';
-import { enableGracefulShutdown } from './lifecycle/graceful-shutdown.js';
-import { createRootLogger, flushLogger } from './logging/root-logger.js';
+import { DEV_TOKEN } from './core/auth/dev-token.js';
+import { appConfig, type AppConfig } from './core/config/app.config.js';
+import { InvalidConfigurationError } from './core/config/configuration-error.js';
+import { isDatabaseUnavailableError } from './core/database/database-errors.js';
+import { enableGracefulShutdown } from './core/lifecycle/graceful-shutdown.js';
+import { createRootLogger, flushLogger } from './core/logging/root-logger.js';
 
 let rootLogger: PinoLogger | undefined;
 

@@ -1,4 +1,4 @@
-import type { Queryable } from '../database/postgres-pool.js';
+import type { Queryable } from '../core/database/postgres-pool.js';
 import { PlantWriter, type PlantRecord } from './plant-writer.js';
 
 interface Call {

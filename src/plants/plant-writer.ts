@@ -1,5 +1,5 @@
-import { isDatabaseUnavailableError } from '../database/database-errors.js';
-import type { Queryable } from '../database/postgres-pool.js';
+import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
+import type { Queryable } from '../core/database/postgres-pool.js';
 
 /** A plant as the writer stores it: the id as exact decimal digits, no tag as null. */
 export interface PlantRecord {

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError } from '../core/errors/domain-error.js';
 
 /** The id is stored already, with another name or tag: ids are never overwritten. */
 export class PlantIdTakenError extends DomainError {

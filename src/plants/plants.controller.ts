@@ -9,11 +9,11 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { RequireScopes } from '../auth/scopes.js';
-import type { Int64 } from '../common/int64.js';
-import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
-import { JsonBody } from '../http/json-body.decorator.js';
-import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
+import { RequireScopes } from '../core/auth/scopes.js';
+import type { Int64 } from '../core/common/int64.js';
+import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
+import { JsonBody } from '../core/http/json-body.decorator.js';
+import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
 import { ListPlantsQueryDto } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';

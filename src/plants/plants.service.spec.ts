@@ -1,9 +1,9 @@
 import type { DataSource, Repository } from 'typeorm';
 
-import type { DatabaseConfig } from '../config/database.config.js';
-import type { WebhookConfig } from '../config/webhook.config.js';
-import type { Metrics } from '../metrics/metrics.js';
-import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import type { DatabaseConfig } from '../core/config/database.config.js';
+import type { WebhookConfig } from '../core/config/webhook.config.js';
+import type { Metrics } from '../core/metrics/metrics.js';
+import type { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
 import type { Plant } from './plant.entity.js';
 import { PlantIdTakenError } from './plant.errors.js';
 import { PlantsService } from './plants.service.js';

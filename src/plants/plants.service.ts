@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, type FindOptionsWhere, MoreThan, Repository } from 'typeorm';
 
-import { type Int64, int64FromString, int64ToString } from '../common/int64.js';
-import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
-import { postgresPool } from '../database/postgres-pool.js';
-import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { Metrics } from '../metrics/metrics.js';
-import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { type Int64, int64FromString, int64ToString } from '../core/common/int64.js';
+import { databaseConfig, type DatabaseConfig } from '../core/config/database.config.js';
+import { postgresPool } from '../core/database/postgres-pool.js';
+import { webhookConfig, type WebhookConfig } from '../core/config/webhook.config.js';
+import { Metrics } from '../core/metrics/metrics.js';
+import { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';

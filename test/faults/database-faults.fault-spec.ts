@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
-import { EmbeddedPostgres } from '../../src/database/embedded-postgres.js';
+import { EmbeddedPostgres } from '../../src/core/database/embedded-postgres.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
 import { runCreateLoad } from '../support/load.js';

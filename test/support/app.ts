@@ -5,8 +5,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 
 import { createApp } from '../../src/app.setup.js';
-import { appConfig } from '../../src/config/app.config.js';
-import { createRootLogger } from '../../src/logging/root-logger.js';
+import { appConfig } from '../../src/core/config/app.config.js';
+import { createRootLogger } from '../../src/core/logging/root-logger.js';
 import { TEST_TOKEN } from './environment.js';
 import { LogCapture } from './log-capture.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 // Jest loads global set-up outside its module system, where the TypeScript
 // sources cannot be resolved: it uses the build (`npm test` builds first).
-import { EmbeddedPostgres } from '../../dist/database/embedded-postgres.js';
+import { EmbeddedPostgres } from '../../dist/core/database/embedded-postgres.js';
 
 const TEST_DATABASE = 'plant_store_test';
 

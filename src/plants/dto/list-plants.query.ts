@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 
-import type { Int64 } from '../../common/int64.js';
-import { IsInt64, IsIntegerBetween, IsOptionalNotNull, IsText } from '../../validation/constraints.js';
-import { integerQueryValue, QueryValue } from '../../validation/query-value.js';
+import type { Int64 } from '../../core/common/int64.js';
+import { IsInt64, IsIntegerBetween, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
+import { integerQueryValue, QueryValue } from '../../core/validation/query-value.js';
 import { PLANT_TAG_DESCRIPTION, PLANT_TAG_RULES } from './plant-fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;

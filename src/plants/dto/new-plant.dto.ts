@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-import type { Int64 } from '../../common/int64.js';
-import { ApiClosedSchema } from '../../openapi/closed-schema.decorator.js';
-import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../validation/constraints.js';
+import type { Int64 } from '../../core/common/int64.js';
+import { ApiClosedSchema } from '../../core/openapi/closed-schema.decorator.js';
+import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../core/validation/constraints.js';
 import {
   PLANT_ID_DESCRIPTION,
   PLANT_NAME_DESCRIPTION,

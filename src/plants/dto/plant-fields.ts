@@ -1,5 +1,5 @@
 import { PLANT_TEXT_MAX_LENGTH } from '../plant.entity.js';
-import type { TextRules } from '../../validation/constraints.js';
+import type { TextRules } from '../../core/validation/constraints.js';
 
 /** The seed's field rules, shared by the request and the response shapes. */
 export const PLANT_NAME_RULES: TextRules = { minLength: 1, maxLength: PLANT_TEXT_MAX_LENGTH, notBlank: true };

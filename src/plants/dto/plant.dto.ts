@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
-import type { Int64 } from '../../common/int64.js';
+import type { Int64 } from '../../core/common/int64.js';
 import {
   PLANT_NAME_DESCRIPTION,
   PLANT_NAME_RULES,

@@ -1,7 +1,7 @@
 import { IsString, ValidateNested, validateSync } from 'class-validator';
 
-import { ListPlantsQueryDto } from '../plants/dto/list-plants.query.js';
-import { NewPlantDto } from '../plants/dto/new-plant.dto.js';
+import { ListPlantsQueryDto } from '../../plants/dto/list-plants.query.js';
+import { NewPlantDto } from '../../plants/dto/new-plant.dto.js';
 import { compileRuleCheck } from './rule-check.js';
 
 /** Values of every JSON type, and the edges of each rule the DTOs use. */

@@ -9,7 +9,7 @@ import {
 import type { HttpAdapterHost } from '@nestjs/core';
 import express, { type Request, type Response } from 'express';
 
-import { PlantIdTakenError } from '../plants/plant.errors.js';
+import { PlantIdTakenError } from '../../plants/plant.errors.js';
 import { ServiceUnavailableError } from './domain-error.js';
 import { HttpErrorFilter } from './http-error.filter.js';
 

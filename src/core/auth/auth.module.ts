@@ -4,15 +4,17 @@ import { Module } from '@nestjs/common';
 
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { RateLimitStorageModule } from '../rate-limit/rate-limit-storage.module.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { DEV_TOKEN, loadOrCreateDevToken } from './dev-token.js';
 import { JwtVerifier } from './jwt.verifier.js';
 import { StaticTokenVerifier } from './static-token.verifier.js';
 
 @Module({
-  imports: [RateLimitModule],
+  // The lockout counts failed authentications in the rate limits' counters.
+  imports: [RateLimitStorageModule],
   providers: [
     {
       provide: DEV_TOKEN,
@@ -34,6 +36,7 @@ import { StaticTokenVerifier } from './static-token.verifier.js';
         );
       },
     },
+    AuthFailureLimiter,
     BearerAuthGuard,
   ],
   exports: [AccessTokenVerifier, BearerAuthGuard, DEV_TOKEN],

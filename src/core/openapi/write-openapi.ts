@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { NestFactory } from '@nestjs/core';
 import { dump } from 'js-yaml';
 
-import { AppModule } from '../app.module.js';
+import { AppModule } from '../../app.module.js';
 import { buildOpenApiDocument } from './openapi.document.js';
 
 export const OPENAPI_FILE = 'openapi.yaml';

@@ -1,6 +1,6 @@
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 
-import { Plant } from '../plants/plant.entity.js';
+import { Plant } from '../../plants/plant.entity.js';
 import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
 import { MIGRATIONS } from './migrations/index.js';
 

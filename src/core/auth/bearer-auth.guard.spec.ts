@@ -6,7 +6,7 @@ import type { Request } from 'express';
 
 import type { AuthConfig } from '../config/auth.config.js';
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
-import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { FixedWindowThrottlerStorage } from '../rate-limit/fixed-window.storage.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';

@@ -2,7 +2,6 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { RateLimitStorageModule } from './rate-limit-storage.module.js';
 import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
@@ -28,7 +27,7 @@ import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js
       }),
     }),
   ],
-  providers: [AuthFailureLimiter, TokenThrottlerGuard],
-  exports: [AuthFailureLimiter, TokenThrottlerGuard],
+  providers: [TokenThrottlerGuard],
+  exports: [TokenThrottlerGuard],
 })
 export class RateLimitModule {}

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 
 import { recordPrincipal } from '../logging/request-context.js';
-import { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
+import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
 import { readBearerCredentials } from './bearer-token.js';

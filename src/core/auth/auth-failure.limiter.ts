@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
-import { tooManyRequests } from './too-many-requests.js';
+import { FixedWindowThrottlerStorage } from '../rate-limit/fixed-window.storage.js';
+import { tooManyRequests } from '../rate-limit/too-many-requests.js';
 
 const THROTTLER_NAME = 'auth-failures';
 

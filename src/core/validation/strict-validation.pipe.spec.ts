@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 
-import { NewPlantDto } from '../plants/dto/new-plant.dto.js';
+import { NewPlantDto } from '../../plants/dto/new-plant.dto.js';
 import { StrictValidationPipe } from './strict-validation.pipe.js';
 
 describe('StrictValidationPipe', () => {
