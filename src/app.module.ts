@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ClsModule } from 'nestjs-cls';
@@ -49,4 +49,9 @@ import { StrictValidationPipe } from './core/validation/strict-validation.pipe.j
     { provide: APP_PIPE, useClass: StrictValidationPipe },
   ],
 })
-export class AppModule {}
+export class AppModule {
+  /** The application with more modules beside its own: a resource that exists only in the tests, say. */
+  static with(...modules: Array<Type | DynamicModule>): DynamicModule {
+    return { module: AppModule, imports: modules };
+  }
+}

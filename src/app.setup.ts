@@ -1,3 +1,4 @@
+import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
@@ -16,14 +17,20 @@ import { setUpOpenApi } from './core/openapi/openapi.document.js';
 export interface CreateAppOptions {
   /** The process's logger (see `createRootLogger`): every line of the application goes through it. */
   readonly logger: Logger;
+  /** Modules to add to `AppModule`'s own. */
+  readonly imports?: ReadonlyArray<Type | DynamicModule>;
 }
 
 /**
  * The application as it runs in production and in the tests: what cannot be
  * a provider is configured here, once.
  */
-export async function createApp({ logger: rootLogger }: CreateAppOptions): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, new LeanExpressAdapter(), {
+export async function createApp({
+  logger: rootLogger,
+  imports = [],
+}: CreateAppOptions): Promise<NestExpressApplication> {
+  const root = imports.length > 0 ? AppModule.with(...imports) : AppModule;
+  const app = await NestFactory.create<NestExpressApplication>(root, new LeanExpressAdapter(), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,

@@ -1,4 +1,4 @@
-import { plantRows, truncatePlants } from './support/database.js';
+import { plantRows, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -25,7 +25,7 @@ describe(`${CONCURRENT} simultaneous creates of one id`, () => {
   });
 
   beforeEach(async () => {
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('with the same plant: all answer 200 with it, and one row is stored', async () => {

@@ -1,5 +1,5 @@
 import { HOSTILE_REQUESTS } from './corpus/hostile-requests.js';
-import { plantRows, truncatePlants } from './support/database.js';
+import { plantRows, truncateAll } from './support/database.js';
 import { rawRequest } from './support/raw-request.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -15,7 +15,7 @@ describe(`hostile and odd requests (${HOSTILE_REQUESTS.length} cases)`, () => {
   });
 
   beforeEach(async () => {
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('holds at least 60 cases', () => {

@@ -6,7 +6,7 @@ import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -23,7 +23,7 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('sends security headers, and no X-Powered-By, on answers and on errors alike', async () => {
@@ -118,7 +118,7 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('answers a preflight from a listed origin, with the headers a client needs', async () => {

@@ -5,7 +5,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, unsecuredToken } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 const now = () => Math.floor(Date.now() / 1000);
@@ -36,7 +36,7 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('accepts a valid token carrying plants:write in `scope`', async () => {
@@ -156,7 +156,7 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('answers 503 with Retry-After, within the fetch timeout, rather than calling the token bad', async () => {
@@ -189,7 +189,7 @@ describe('JWT bearer tokens signed with a shared HS256 secret', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   const hs256 = (key: string) =>

@@ -5,7 +5,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 
 /** The value of one sample in a Prometheus text exposition, or undefined when absent. */
 function sample(exposition: string, series: string): number | undefined {
@@ -33,7 +33,7 @@ describe('health, logs and metrics', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('reports liveness, and readiness with a database ping, without a token', async () => {

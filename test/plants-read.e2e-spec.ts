@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { AUTH, parseWithBigInts } from './support/factories.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -22,7 +22,7 @@ describe('reading and deleting plants', () => {
   });
 
   beforeEach(async () => {
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   /** Stores plants directly, ids given as exact digits. */

@@ -1,7 +1,7 @@
 import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
-import { plantRow, plantRows, truncatePlants } from './support/database.js';
+import { plantRow, plantRows, truncateAll } from './support/database.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 
@@ -17,7 +17,7 @@ describe('POST /plants', () => {
   });
 
   beforeEach(async () => {
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   const post = (body: unknown) =>

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 
-import { plantRows, truncatePlants } from './support/database.js';
+import { plantRows, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { rawRequest } from './support/raw-request.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -54,7 +54,7 @@ describe('properties of POST /plants over generated input', () => {
   });
 
   async function post(body: string | Buffer) {
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
     const response = await rawRequest(testApp.url, { headers: HEADERS, body });
     return { response, rows: await plantRows(testApp.db) };
   }

@@ -1,7 +1,7 @@
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { startTestApp, type TestApp } from './support/app.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 
@@ -29,7 +29,7 @@ describe('rate limits', () => {
 
   beforeEach(async () => {
     // Other suites share the test database; this one's fresh ids must be free.
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
   });
 
   it('refuses a token over its budget with 429 and Retry-After, and leaves other tokens alone', async () => {

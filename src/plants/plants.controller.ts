@@ -1,23 +1,17 @@
-import { Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { RequireScopes } from '../core/auth/scopes.js';
+import { ApiResource } from '../core/openapi/api-resource.decorator.js';
 import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
-import { JsonBody } from '../core/http/json-body.decorator.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
 import { ListPlantsQueryDto } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { PLANT_ID_DESCRIPTION } from './dto/plant-fields.js';
+import { PLANT_ID_TAKEN, PLANT_NOT_FOUND } from './plant.errors.js';
 import { PlantsService } from './plants.service.js';
 
 const ID_PARAMETER = {
@@ -26,7 +20,7 @@ const ID_PARAMETER = {
   schema: { type: 'integer', format: 'int64' },
 } as const;
 
-@ApiTags('plants')
+@ApiResource('plants', 'Plant records')
 @Controller('plants')
 export class PlantsController {
   constructor(private readonly plants: PlantsService) {}
@@ -46,11 +40,11 @@ export class PlantsController {
   @ApiErrorResponses(
     HttpStatus.BAD_REQUEST,
     HttpStatus.FORBIDDEN,
-    HttpStatus.CONFLICT,
+    PLANT_ID_TAKEN,
     HttpStatus.PAYLOAD_TOO_LARGE,
     HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   )
-  create(@JsonBody() newPlant: NewPlantDto): Promise<PlantDto> {
+  create(@Body() newPlant: NewPlantDto): Promise<PlantDto> {
     return this.plants.create(newPlant);
   }
 
@@ -95,7 +89,7 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
-  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, PLANT_NOT_FOUND)
   findOne(@Param('id', ParseInt64Pipe) id: Int64): Promise<StoredPlantView> {
     return this.plants.findOne(id);
   }
@@ -110,7 +104,7 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, HttpStatus.NOT_FOUND)
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, PLANT_NOT_FOUND)
   remove(@Param('id', ParseInt64Pipe) id: Int64): Promise<void> {
     return this.plants.remove(id);
   }

@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 
 import { Plant } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
+import { PlantsMetrics } from './plants.metrics.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([Plant])],
   controllers: [PlantsController],
-  providers: [PlantsService],
+  providers: [PlantsService, PlantsMetrics],
 })
 export class PlantsModule {}

@@ -2,10 +2,10 @@ import type { DataSource, Repository } from 'typeorm';
 
 import type { DatabaseConfig } from '../core/config/database.config.js';
 import type { WebhookConfig } from '../core/config/webhook.config.js';
-import type { Metrics } from '../core/metrics/metrics.js';
 import type { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
 import type { Plant } from './plant.entity.js';
 import { PlantIdTakenError } from './plant.errors.js';
+import type { PlantsMetrics } from './plants.metrics.js';
 import { PlantsService } from './plants.service.js';
 
 type Row = { id: string; name: string; tag: string | null; created: boolean };
@@ -28,7 +28,7 @@ function serviceAnswering(rows: Row[]) {
       },
     },
   } as unknown as DataSource;
-  const metrics = { plantsCreated: { inc: () => created++ } } as unknown as Metrics;
+  const metrics = { created: { inc: () => created++ } } as unknown as PlantsMetrics;
   const database = { writeConcurrency: 1, writeBatchSize: 10 } as DatabaseConfig;
   const webhooks = { urls: [] as string[] } as WebhookConfig;
   const dispatcher = { nudge: () => undefined } as unknown as WebhookDispatcher;

@@ -6,7 +6,6 @@ import { type Int64, int64FromString, int64ToString } from '../core/common/int64
 import { databaseConfig, type DatabaseConfig } from '../core/config/database.config.js';
 import { postgresPool } from '../core/database/postgres-pool.js';
 import { webhookConfig, type WebhookConfig } from '../core/config/webhook.config.js';
-import { Metrics } from '../core/metrics/metrics.js';
 import { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
@@ -14,6 +13,7 @@ import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
 import { PlantWriter } from './plant-writer.js';
+import { PlantsMetrics } from './plants.metrics.js';
 
 export interface PlantPage {
   readonly plants: StoredPlantView[];
@@ -30,7 +30,7 @@ export class PlantsService {
     @InjectRepository(Plant) private readonly plants: Repository<Plant>,
     @Inject(databaseConfig.KEY) database: DatabaseConfig,
     @Inject(webhookConfig.KEY) webhooks: WebhookConfig,
-    private readonly metrics: Metrics,
+    private readonly metrics: PlantsMetrics,
     private readonly dispatcher: WebhookDispatcher,
   ) {
     // Creates use the pool TypeORM owns (one round trip per batch), not its query builder.
@@ -49,7 +49,7 @@ export class PlantsService {
     const plant = { id: int64ToString(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
     const { created, stored } = await this.writer.write(plant);
     if (created) {
-      this.metrics.plantsCreated.inc();
+      this.metrics.created.inc();
       this.dispatcher.nudge();
     } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
       throw new PlantIdTakenError(plant.id);

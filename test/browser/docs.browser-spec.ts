@@ -2,7 +2,7 @@ import { access, mkdir } from 'node:fs/promises';
 
 import { chromium, type Browser } from 'playwright-core';
 
-import { plantRow, truncatePlants } from '../support/database.js';
+import { plantRow, truncateAll } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -25,7 +25,7 @@ if (!chromiumFound) {
 
   beforeAll(async () => {
     testApp = await startTestApp();
-    await truncatePlants(testApp.db);
+    await truncateAll(testApp.db);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

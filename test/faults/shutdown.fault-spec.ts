@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
-import { plantRows, truncatePlants } from '../support/database.js';
+import { plantRows, truncateAll } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { runCreateLoad } from '../support/load.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
@@ -49,7 +49,7 @@ describe('graceful shutdown (the compiled service, as a process)', () => {
       SHUTDOWN_TIMEOUT_MS: '5000',
     });
     db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
-    await truncatePlants(db);
+    await truncateAll(db);
   });
 
   afterAll(async () => {

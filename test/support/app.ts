@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 
@@ -32,8 +33,13 @@ export interface TestApp {
  * calls it, on the test database, listening on a free loopback port. `env`
  * adds or overrides the variables it is configured with (`undefined` removes
  * one); they are read while the application starts, and put back after.
+ * `imports` adds modules to the application's own, as one import in
+ * `app.module.ts` would.
  */
-export async function startTestApp(env: Record<string, string | undefined> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string | undefined> = {},
+  { imports = [] }: { imports?: ReadonlyArray<Type | DynamicModule> } = {},
+): Promise<TestApp> {
   const logs = new LogCapture();
   const app = await withEnvironment(
     {
@@ -45,7 +51,7 @@ export async function startTestApp(env: Record<string, string | undefined> = {})
       ...env,
     },
     async () => {
-      const created = await createApp({ logger: createRootLogger(appConfig(), logs) });
+      const created = await createApp({ logger: createRootLogger(appConfig(), logs), imports });
       await created.listen(0, '127.0.0.1');
       return created;
     },

@@ -6,8 +6,14 @@ export interface PlantRow {
   readonly tag: string | null;
 }
 
-export async function truncatePlants(db: pg.Pool): Promise<void> {
-  await db.query('TRUNCATE plants');
+/** Empties every table of the application (a new resource's too), all but the record of migrations. */
+export async function truncateAll(db: pg.Pool): Promise<void> {
+  const { rows } = await db.query<{ name: string }>(
+    "SELECT format('%I', tablename) AS name FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'typeorm_migrations'",
+  );
+  if (rows.length > 0) {
+    await db.query(`TRUNCATE ${rows.map((row) => row.name).join(', ')}`);
+  }
 }
 
 /** Every stored plant, by id, with the id as exact decimal digits. */

@@ -9,11 +9,12 @@ import { BearerChallenge } from './bearer-challenge.js';
 import { readBearerCredentials } from './bearer-token.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
-import { REQUIRED_SCOPES_KEY, type Scope } from './scopes.js';
+import { requiredScopesOf, type Scope } from './scopes.js';
 
 /**
  * Deny by default: every route needs a valid bearer token unless it is marked
- * `@Public()`, and the scopes it names with `@RequireScopes()`. A client
+ * `@Public()`, and the scopes it needs (see `requiredScopesOf`: named with
+ * `@RequireScopes()`, or derived from the controller's path and the method). A client
  * address that keeps sending bad tokens is refused with 429 for a while.
  */
 @Injectable()
@@ -57,8 +58,7 @@ export class BearerAuthGuard implements CanActivate {
       const targets = [handler, context.getClass()];
       auth = {
         isPublic: this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_KEY, targets) ?? false,
-        requiredScopes:
-          this.reflector.getAllAndOverride<Scope[] | undefined>(REQUIRED_SCOPES_KEY, targets) ?? [],
+        requiredScopes: requiredScopesOf(context.getClass(), handler),
       };
       this.routes.set(handler, auth);
     }

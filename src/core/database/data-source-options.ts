@@ -1,11 +1,16 @@
 import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 
-import { Plant } from '../../plants/plant.entity.js';
-import { WebhookDelivery } from '../webhooks/webhook-delivery.entity.js';
-import { MIGRATIONS } from './migrations/index.js';
+import type { MigrationClass } from './migration-discovery.js';
 
 export interface ConnectionSettings {
   readonly url: string;
+  /** Every module's migrations, in order (see `discoverMigrations`). */
+  readonly migrations: readonly MigrationClass[];
+  /**
+   * The entities, where no Nest module registers them (the TypeORM CLI). In the
+   * service each module registers its own (`TypeOrmModule.forFeature`).
+   */
+  readonly entities?: DataSourceOptions['entities'];
   readonly poolSize: number;
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
@@ -20,8 +25,8 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
     type: 'postgres',
     url: settings.url,
     applicationName: 'plant-store',
-    entities: [Plant, WebhookDelivery],
-    migrations: MIGRATIONS,
+    entities: settings.entities ?? [],
+    migrations: [...settings.migrations],
     migrationsTableName: 'typeorm_migrations',
     // The schema changes only through reviewed migrations.
     synchronize: false,

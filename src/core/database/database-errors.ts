@@ -50,3 +50,14 @@ export function isDatabaseUnavailableError(error: unknown): boolean {
   }
   return false;
 }
+
+/** A unique or primary key the statement would have broken (SQLSTATE 23505): a conflict, 409. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 3; depth++) {
+    if ((current as { code?: unknown }).code === '23505') {
+      return true;
+    }
+    current = (current as { driverError?: unknown }).driverError;
+  }
+  return false;
+}

@@ -7,6 +7,7 @@ import { buildDataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
 import { DatabaseServerModule } from './database-server.module.js';
 import { runMigrations } from './migrations.js';
+import { discoverMigrations } from './migration-discovery.js';
 import { TypeOrmNestLogger } from './typeorm-logger.js';
 
 @Module({
@@ -14,11 +15,12 @@ import { TypeOrmNestLogger } from './typeorm-logger.js';
     TypeOrmModule.forRootAsync({
       imports: [DatabaseServerModule],
       inject: [DatabaseServer, databaseConfig.KEY],
-      useFactory: (server: DatabaseServer, config: DatabaseConfig) => {
+      useFactory: async (server: DatabaseServer, config: DatabaseConfig) => {
         const logger = new Logger('Database');
         return {
           ...buildDataSourceOptions({
             url: server.url,
+            migrations: await discoverMigrations(),
             poolSize: config.poolSize,
             connectTimeoutMs: config.connectTimeoutMs,
             statementTimeoutMs: config.statementTimeoutMs,
@@ -27,6 +29,8 @@ import { TypeOrmNestLogger } from './typeorm-logger.js';
             onPoolError: (error) =>
               logger.warn(`A pooled connection failed and was dropped: ${error.message}`),
           }),
+          // Each module registers its entities (TypeOrmModule.forFeature): no list to keep here.
+          autoLoadEntities: true,
           // Start-up waits for the database, logging each attempt, then gives up.
           retryAttempts: config.connectRetries,
           retryDelay: config.connectRetryDelayMs,

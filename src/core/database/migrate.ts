@@ -8,6 +8,7 @@ import { databaseConfig } from '../config/database.config.js';
 import { InvalidConfigurationError } from '../config/configuration-error.js';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { DatabaseServer } from './database-server.js';
+import { discoverMigrations } from './migration-discovery.js';
 import { runMigrations } from './migrations.js';
 
 /**
@@ -18,7 +19,9 @@ async function migrate(): Promise<void> {
   const logger = new Logger('Migrations');
   const database = databaseConfig();
   const server = await DatabaseServer.resolve(database, appConfig());
-  const dataSource = new DataSource(buildDataSourceOptions({ url: server.url, poolSize: 2 }));
+  const dataSource = new DataSource(
+    buildDataSourceOptions({ url: server.url, poolSize: 2, migrations: await discoverMigrations() }),
+  );
   try {
     await dataSource.initialize();
     await runMigrations(dataSource, logger);

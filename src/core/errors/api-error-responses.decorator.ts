@@ -3,11 +3,16 @@ import { ApiResponse } from '@nestjs/swagger';
 
 import { ErrorDto } from './error.dto.js';
 
-interface ErrorDocumentation {
+export interface ErrorDocumentation {
   /** What the status means in this service. */
   readonly description: string;
   /** A message the service really answers with it. */
   readonly example: string;
+}
+
+/** A status whose meaning a resource words itself: its 404 and 409, say. */
+export interface ResourceErrorDocumentation extends ErrorDocumentation {
+  readonly status: HttpStatus;
 }
 
 /** Each status this service answers with an `Error`, as the OpenAPI document tells it. */
@@ -25,13 +30,14 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
     description: 'The bearer token is valid but lacks the scope this operation needs',
     example: 'The bearer token lacks the plants:write scope',
   },
+  // A resource words its own (see ResourceErrorDocumentation); these are the fallbacks.
   [HttpStatus.NOT_FOUND]: {
-    description: 'No plant has this id',
-    example: 'No plant has the id 42',
+    description: 'Nothing is stored under this id',
+    example: 'Not found',
   },
   [HttpStatus.CONFLICT]: {
-    description: 'The id is taken by a plant with a different name or tag',
-    example: 'Plant id 42 is already taken by a plant with a different name or tag',
+    description: 'The request conflicts with what is stored',
+    example: 'The request conflicts with a record already stored',
   },
   [HttpStatus.PAYLOAD_TOO_LARGE]: {
     description: 'The request body is larger than 16 KiB',
@@ -65,8 +71,13 @@ export const COMMON_ERROR_STATUSES = [
 ] as const;
 
 /** Documents one status answered with the `Error` body, and an example of it. */
-export function ApiErrorResponse(status: HttpStatus): MethodDecorator & ClassDecorator {
-  const documentation = ERROR_DOCUMENTATION[status] ?? { description: 'Error', example: 'Error' };
+export function ApiErrorResponse(
+  status: HttpStatus,
+  documentation: ErrorDocumentation = ERROR_DOCUMENTATION[status] ?? {
+    description: 'Error',
+    example: 'Error',
+  },
+): MethodDecorator & ClassDecorator {
   return ApiResponse({
     status,
     description: documentation.description,
@@ -76,10 +87,25 @@ export function ApiErrorResponse(status: HttpStatus): MethodDecorator & ClassDec
 }
 
 /**
- * Documents the `Error` body for the given statuses and for those every
- * protected operation can answer.
+ * Documents the `Error` body for the given statuses (a resource's own wording
+ * where it gives one) and for those every protected operation can answer.
  */
-export function ApiErrorResponses(...statuses: HttpStatus[]): MethodDecorator {
-  const all = [...new Set([...statuses, ...COMMON_ERROR_STATUSES])].sort((a, b) => a - b);
-  return applyDecorators(...all.map(ApiErrorResponse));
+export function ApiErrorResponses(
+  ...statuses: Array<HttpStatus | ResourceErrorDocumentation>
+): MethodDecorator {
+  const worded = new Map<HttpStatus, ErrorDocumentation | undefined>(
+    COMMON_ERROR_STATUSES.map((status) => [status, undefined]),
+  );
+  for (const entry of statuses) {
+    if (typeof entry === 'number') {
+      worded.set(entry, worded.get(entry));
+    } else {
+      worded.set(entry.status, entry);
+    }
+  }
+  return applyDecorators(
+    ...[...worded]
+      .sort(([a], [b]) => a - b)
+      .map(([status, documentation]) => ApiErrorResponse(status, documentation)),
+  );
 }

@@ -1,6 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-import { isDatabaseUnavailableError } from '../database/database-errors.js';
+import { isDatabaseUnavailableError, isUniqueViolation } from '../database/database-errors.js';
 import { DomainError, type DomainErrorKind } from './domain-error.js';
 
 /** How a failure is answered: the one table from failures to HTTP. */
@@ -14,6 +14,7 @@ export interface FailureResponse {
 
 export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 export const RETRY_AFTER_SECONDS = 1;
+export const CONFLICT_MESSAGE = 'The request conflicts with a record already stored';
 
 const STATUS_BY_DOMAIN_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
   conflict: HttpStatus.CONFLICT,
@@ -46,6 +47,10 @@ export function toFailureResponse(exception: unknown): FailureResponse {
   }
   if (exception instanceof HttpException) {
     return fromHttpException(exception);
+  }
+  if (isUniqueViolation(exception)) {
+    // A resource that words its own conflict throws a DomainError instead (see PlantIdTakenError).
+    return { status: HttpStatus.CONFLICT, message: CONFLICT_MESSAGE, expected: true };
   }
   if (isDatabaseUnavailableError(exception)) {
     return {

@@ -1,8 +1,9 @@
 import { Controller, Get, HttpStatus, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService } from '@nestjs/terminus';
 
 import { Public } from '../auth/public.decorator.js';
+import { ApiResource } from '../openapi/api-resource.decorator.js';
 import { ApiErrorResponse } from '../errors/api-error-responses.decorator.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { DatabaseHealthIndicator } from './database.health.js';
@@ -10,7 +11,7 @@ import { DatabaseHealthIndicator } from './database.health.js';
 const DATABASE_PING_TIMEOUT_MS = 1000;
 
 @Public()
-@ApiTags('health')
+@ApiResource('health', 'Liveness and readiness probes (no token needed)')
 @Controller('health')
 export class HealthController {
   constructor(

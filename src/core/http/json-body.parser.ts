@@ -13,9 +13,18 @@ export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
 export const JSON_MEDIA_TYPE = 'application/json';
 
 /**
+ * What `request.body` holds when a body was sent that is not JSON: it is left
+ * unread, and a route that takes a body (`@Body()`) answers 415 (see
+ * `StrictValidationPipe`). Routes that take none never look at it.
+ */
+export class UnsupportedBody {
+  constructor(readonly contentType: string | undefined) {}
+}
+
+/**
  * Reads and parses `application/json` request bodies (any parameters, any
- * letter case), and nothing else: other bodies stay unread, and a route that
- * expects JSON answers them 415 (see `@JsonBody()`).
+ * letter case), and nothing else: other bodies stay unread, marked as
+ * `UnsupportedBody`.
  *
  * Unlike Express's `json()` parser it answers an oversized body at once, and
  * closes the connection instead of reading the rest of it; it refuses bytes
@@ -26,7 +35,15 @@ export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   return function parseJsonBody(request: Request, _response: Response, next: NextFunction): void {
     // The usual header, exactly, needs no parsing: the rest goes through type-is and content-type.
     const plainJson = request.headers['content-type'] === JSON_MEDIA_TYPE;
-    if (!typeIs.hasBody(request) || (!plainJson && !typeIs(request, [JSON_MEDIA_TYPE]))) {
+    if (!typeIs.hasBody(request)) {
+      next();
+      return;
+    }
+    if (!plainJson && !typeIs(request, [JSON_MEDIA_TYPE])) {
+      // An empty body is no body, whatever its declared type.
+      if (request.headers['content-length'] !== '0') {
+        request.body = new UnsupportedBody(request.headers['content-type']);
+      }
       next();
       return;
     }

@@ -11,7 +11,8 @@ interface PoolCounts {
 
 /**
  * The service's Prometheus metrics, in a registry of its own: HTTP requests
- * by route and status, the database pool, plants created, and the process.
+ * by route and status, the database pool, webhook deliveries and the
+ * process. A resource registers its own instruments in `registry`.
  */
 @Injectable()
 export class Metrics {
@@ -29,12 +30,6 @@ export class Metrics {
     help: 'Time from the request to the end of its answer, by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
-
-  readonly plantsCreated = new Counter({
-    name: 'plants_created_total',
-    help: 'Plants stored (an identical create sent again is not counted)',
     registers: [this.registry],
   });
 

@@ -1,7 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-import { SCOPES } from '../auth/scopes.js';
+import { ModulesContainer } from '@nestjs/core';
+
+import { requiredScopesOf, type Scope } from '../auth/scopes.js';
+import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { isClosedSchema } from './closed-schema.decorator.js';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -11,7 +14,9 @@ export const BEARER_SCHEME_NAME = 'bearerAuth';
 /**
  * What subscribers (WEBHOOK_URLS) receive: the OpenAPI 3.1 `webhooks` section.
  * It describes requests this service sends, not routes it serves, so no
- * controller can carry it; it refers to the emitted NewPlant schema.
+ * controller can carry it; it refers to the emitted NewPlant schema. The
+ * headers are Standard Webhooks' (https://www.standardwebhooks.com), so any
+ * of its libraries verifies a delivery.
  */
 const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
   'plant/webhook': {
@@ -20,28 +25,39 @@ const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
       summary: 'A new plant',
       description:
         'Sent to each subscriber when a plant is stored, at least once: de-duplicate on Webhook-Id. ' +
-        'Verify Webhook-Signature before trusting the body (see the README).',
+        'Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its ' +
+        'libraries (or as docs/webhooks.md shows) before trusting the body.',
       parameters: [
         {
           name: 'Webhook-Id',
           in: 'header',
           required: true,
-          description: 'The event id, the same on every attempt and for every subscriber',
+          description: 'The event id, the same on every attempt and for every subscriber; it is signed',
           schema: { type: 'string', format: 'uuid' },
         },
         {
           name: 'Webhook-Timestamp',
           in: 'header',
           required: true,
-          description: 'When this attempt was signed, in Unix seconds',
+          description: 'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
           schema: { type: 'integer', format: 'int64' },
         },
         {
           name: 'Webhook-Signature',
           in: 'header',
           required: true,
-          description: '`v1=` and the hex HMAC-SHA256 (key: WEBHOOK_SECRET) of `<Webhook-Timestamp>.<body>`',
-          schema: { type: 'string' },
+          description:
+            'For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of ' +
+            '`<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` ' +
+            'in the secret; several signatures are separated by spaces, and any one that matches will do',
+          schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
+        },
+        {
+          name: 'Webhook-Event-Type',
+          in: 'header',
+          required: true,
+          description: 'What happened; the same URLs may receive other types, each with a body of its own',
+          schema: { type: 'string', enum: ['plant.created'] },
         },
       ],
       requestBody: {
@@ -59,7 +75,8 @@ const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
 
 /** The OpenAPI document, emitted from the controllers and DTOs themselves. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
-  const config = new DocumentBuilder()
+  const routes = inventory(app);
+  const builder = new DocumentBuilder()
     .setOpenAPIVersion(OPENAPI_VERSION)
     .setTitle('Plant Store')
     .setDescription(
@@ -71,14 +88,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addSecurity(BEARER_SCHEME_NAME, {
       type: 'http',
       scheme: 'bearer',
-      description: `Static tokens carry every scope. Scopes: ${Object.entries(SCOPES)
-        .map(([scope, meaning]) => `\`${scope}\` (${meaning.toLowerCase()})`)
-        .join(', ')}.`,
+      description:
+        'Static tokens carry every scope. A JWT needs `<resource>:read` to read and `<resource>:write` for ' +
+        `anything else. Scopes: ${[...routes.scopes].map((scope) => `\`${scope}\``).join(', ')}.`,
     })
-    .addSecurityRequirements(BEARER_SCHEME_NAME)
-    .addTag('plants', 'Plant records')
-    .addTag('health', 'Liveness and readiness probes (no token needed)')
-    .build();
+    .addSecurityRequirements(BEARER_SCHEME_NAME);
+  for (const { name, description } of routes.tags) {
+    builder.addTag(name, description);
+  }
+  const config = builder.build();
 
   const document = SwaggerModule.createDocument(app, config);
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
@@ -103,4 +121,40 @@ export function setUpOpenApi(app: INestApplication): void {
     customSiteTitle: 'Plant Store API',
     swaggerOptions: { persistAuthorization: true, tryItOutEnabled: false },
   });
+}
+
+/** What the controllers declare: each one's tag (`@ApiResource`), and the scopes their routes need. */
+function inventory(app: INestApplication): {
+  tags: Array<{ name: string; description: string }>;
+  scopes: Set<Scope>;
+} {
+  const tags = new Map<string, string>();
+  const scopes = new Set<Scope>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (!metatype) {
+        continue;
+      }
+      const tag = Reflect.getMetadata(API_TAG_DESCRIPTION_KEY, metatype) as
+        { name: string; description: string } | undefined;
+      if (tag) {
+        tags.set(tag.name, tag.description);
+      }
+      const prototype = metatype.prototype as Record<string, unknown>;
+      for (const name of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[name];
+        if (
+          name !== 'constructor' &&
+          typeof handler === 'function' &&
+          Reflect.hasMetadata('method', handler)
+        ) {
+          requiredScopesOf(metatype, handler).forEach((scope) => scopes.add(scope));
+        }
+      }
+    }
+  }
+  return {
+    tags: [...tags].map(([name, description]) => ({ name, description })),
+    scopes: new Set([...scopes].sort()),
+  };
 }

@@ -31,9 +31,10 @@ interface PropertyRules {
  * the caller runs `validateSync`, which stays the one authority on what
  * is wrong and how it is said.
  *
- * Classes that use what this check does not know (nested objects, `each`,
- * groups, asynchronous constraints, `@IsDefined`) get no check (undefined):
- * their instances always go through `validateSync`.
+ * Nested DTOs (`@ValidateNested()`) are checked with their own class's
+ * compiled check. Classes that use what this check does not know (`each` on
+ * other rules, groups, asynchronous constraints, `@IsDefined`) get no check
+ * (undefined): their instances always go through `validateSync`.
  */
 export function compileRuleCheck(metatype: Type): RuleCheck | undefined {
   const storage = getMetadataStorage();
@@ -41,11 +42,19 @@ export function compileRuleCheck(metatype: Type): RuleCheck | undefined {
   for (const metadata of storage.getTargetValidationMetadatas(metatype, '', false, false)) {
     const entry = byProperty.get(metadata.propertyName) ?? { conditions: [], rules: [] };
     byProperty.set(metadata.propertyName, entry);
-    if (metadata.groups?.length || metadata.always || metadata.each) {
+    if (
+      metadata.groups?.length ||
+      metadata.always ||
+      (metadata.each && metadata.type !== ValidationTypes.NESTED_VALIDATION)
+    ) {
       return undefined;
     }
     if (metadata.type === ValidationTypes.CONDITIONAL_VALIDATION) {
       entry.conditions.push(metadata.constraints[0] as (object: object, value: unknown) => boolean);
+      continue;
+    }
+    if (metadata.type === ValidationTypes.NESTED_VALIDATION && !metadata.validateIf) {
+      entry.rules.push({ metadata, validate: isValidNested });
       continue;
     }
     if (metadata.type !== ValidationTypes.CUSTOM_VALIDATION || metadata.validateIf) {
@@ -84,4 +93,28 @@ export function compileRuleCheck(metatype: Type): RuleCheck | undefined {
     }
     return true;
   };
+}
+
+const nestedChecks = new WeakMap<object, RuleCheck | undefined>();
+
+/**
+ * `@ValidateNested()`'s rule: an object, or a list of objects, each keeping
+ * its own class's rules. Anything else is left to `validateSync`.
+ */
+function isValidNested(value: unknown): boolean {
+  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  return items.every((item) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+      return false;
+    }
+    const type = item.constructor as Type;
+    if (type === Object) {
+      // A plain object: no class was named for it (`@Type()`), so there are no rules to keep.
+      return false;
+    }
+    if (!nestedChecks.has(type)) {
+      nestedChecks.set(type, compileRuleCheck(type));
+    }
+    return nestedChecks.get(type)?.(item) ?? false;
+  });
 }

@@ -1,10 +1,17 @@
 import { Global, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 
+import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookOutbox } from './webhook-outbox.js';
+import { WebhookOutboxCleanup } from './webhook-outbox-cleanup.js';
+import { WebhookOutboxMetrics } from './webhook-outbox-metrics.js';
 
+/** The outbox, its delivery and upkeep; any module enqueues events through WebhookOutbox. */
 @Global()
 @Module({
-  providers: [WebhookDispatcher],
-  exports: [WebhookDispatcher],
+  imports: [TypeOrmModule.forFeature([WebhookDelivery])],
+  providers: [WebhookDispatcher, WebhookOutbox, WebhookOutboxCleanup, WebhookOutboxMetrics],
+  exports: [WebhookDispatcher, WebhookOutbox],
 })
 export class WebhooksModule {}

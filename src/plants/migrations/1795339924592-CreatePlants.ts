@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class CreatePlants1795339924592 implements MigrationInterface {
   name = 'CreatePlants1795339924592';

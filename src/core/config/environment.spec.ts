@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+
+import { getMetadataStorage } from 'class-validator';
+
+import { Environment } from './environment.js';
+
+/** Every variable the service reads: the properties of `Environment`, which validates them all. */
+function variablesRead(): string[] {
+  const rules = getMetadataStorage().getTargetValidationMetadatas(Environment, '', true, false);
+  return [...new Set(rules.map((rule) => rule.propertyName))].sort();
+}
+
+describe('the environment variables', () => {
+  it('are all described in the configuration reference', async () => {
+    const reference = await readFile('docs/configuration.md', 'utf8');
+    const documented = new Set([...reference.matchAll(/^\|[^|]*`([A-Z][A-Z0-9_]+)`/gm)].map(([, name]) => name));
+    for (const match of reference.matchAll(/^\| `([A-Z][A-Z0-9_]+)`, `([A-Z][A-Z0-9_]+)`/gm)) {
+      documented.add(match[2]);
+    }
+
+    expect(variablesRead().filter((name) => !documented.has(name))).toStrictEqual([]);
+  });
+
+  it('all appear in .env.example', async () => {
+    const example = await readFile('.env.example', 'utf8');
+    const listed = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map(([, name]) => name));
+
+    expect(variablesRead().filter((name) => !listed.has(name))).toStrictEqual([]);
+  });
+
+  it('are found: the list is not empty', () => {
+    expect(variablesRead()).toEqual(expect.arrayContaining(['DATABASE_URL', 'AUTH_TOKENS', 'PORT']));
+  });
+});
