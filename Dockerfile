@@ -8,12 +8,14 @@ ARG NODE_VERSION=24.21.0
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The lockfile names the client workspace: npm ci needs its manifest, not its sources.
+COPY clients/typescript/package.json ./clients/typescript/
 # No dependency needs an install script in the image: the base image is the runtime (the
 # `node` devDependency stays an inert package), and the embedded PostgreSQL (optional) is not installed.
 RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build \
+RUN npx nest build \
  && npm prune --omit=dev --omit=optional --ignore-scripts
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime

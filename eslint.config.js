@@ -4,7 +4,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'bench/results/'] },
+  {
+    ignores: [
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      'bench/results/',
+      'clients/typescript/dist/',
+      'clients/typescript/src/generated/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -26,7 +35,7 @@ export default tseslint.config(
   },
   {
     // Command-line scripts talk to their user on the console.
-    files: ['scripts/**', 'bench/**'],
+    files: ['scripts/**', 'bench/**', 'clients/typescript/examples/**'],
     rules: { 'no-console': 'off' },
   },
   {

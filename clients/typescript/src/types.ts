@@ -1,0 +1,27 @@
+import type { components } from './generated/openapi.js';
+import type { Int64Input } from './int64.js';
+
+/** A plant with its id: what reading, listing and the webhook give. The id is exact: a bigint. */
+export type NewPlant = components['schemas']['NewPlant'];
+
+/** A stored plant as creating it answers: its name, and its tag when it has one. */
+export type Plant = components['schemas']['Plant'];
+
+/** A plant to create. Its id may be a number while it is a safe integer. */
+export type NewPlantInput = Omit<NewPlant, 'id'> & { readonly id: Int64Input };
+
+/** One page of plants, in id order. */
+export interface PlantPage {
+  readonly plants: NewPlant[];
+  /** The `after` of the next page, or undefined when this is the last. */
+  readonly next: bigint | undefined;
+}
+
+export interface ListPlantsOptions {
+  /** Plants per page, 1 to 100 (20 when left out). */
+  readonly limit?: number;
+  /** Only plants whose id is greater: the `next` of the previous page. */
+  readonly after?: Int64Input;
+  /** Only plants with exactly this tag. */
+  readonly tag?: string;
+}

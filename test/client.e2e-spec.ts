@@ -1,0 +1,400 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+
+import { Webhook } from 'standardwebhooks';
+
+import {
+  createPlantStoreClient,
+  PlantStoreError,
+  PlantStoreNetworkError,
+  PlantStoreTimeoutError,
+  verifyWebhook,
+  WebhookVerificationError,
+  type NewPlant,
+  type PlantStoreClient,
+  type VerifyWebhookOptions,
+} from '../clients/typescript/src/index.js';
+import { parseWithQuotedIds, parseWithSourceText, stringifyWithId } from '../clients/typescript/src/json.js';
+import { plantRow, truncateAll } from './support/database.js';
+import { TEST_TOKEN } from './support/environment.js';
+import { eventually } from './support/eventually.js';
+import { freePort } from './support/service-process.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+const INT64_MAX = 2n ** 63n - 1n;
+const INT64_MIN = -(2n ** 63n);
+/** The first integer a double cannot hold: read into a number, it becomes 2^53. */
+const BEYOND_DOUBLES = 2n ** 53n + 1n;
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of a random 32-byte key. */
+function webhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/** What `promise` was rejected with (and a failure if it was not). */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const item of iterable) {
+    items.push(item);
+  }
+  return items;
+}
+
+describe('the TypeScript client, against the service', () => {
+  let testApp: TestApp;
+  let client: PlantStoreClient;
+
+  beforeAll(async () => {
+    testApp = await startTestApp();
+    client = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  it('creates a plant, and reads it back with its id as a bigint', async () => {
+    await expect(
+      client.addPlant({ id: 10n, name: 'Monstera deliciosa', tag: 'aroid' }),
+    ).resolves.toStrictEqual({
+      name: 'Monstera deliciosa',
+      tag: 'aroid',
+    });
+    await expect(client.addPlant({ id: 11, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
+
+    await expect(client.getPlant(10)).resolves.toStrictEqual({
+      id: 10n,
+      name: 'Monstera deliciosa',
+      tag: 'aroid',
+    });
+    await expect(client.getPlant(11n)).resolves.toStrictEqual({ id: 11n, name: 'Fern' });
+  });
+
+  it('keeps every id exact, to the ends of the int64 range', async () => {
+    for (const id of [INT64_MIN, -1n, BEYOND_DOUBLES, INT64_MAX]) {
+      await client.addPlant({ id, name: `Plant ${id}` });
+    }
+
+    expect((await plantRow(testApp.db, INT64_MAX))?.id).toBe('9223372036854775807');
+    expect((await plantRow(testApp.db, BEYOND_DOUBLES))?.id).toBe('9007199254740993');
+    await expect(client.getPlant(INT64_MAX)).resolves.toStrictEqual({
+      id: INT64_MAX,
+      name: `Plant ${INT64_MAX}`,
+    });
+    await expect(client.getPlant(BEYOND_DOUBLES)).resolves.toStrictEqual({
+      id: BEYOND_DOUBLES,
+      name: `Plant ${BEYOND_DOUBLES}`,
+    });
+    const { plants } = await client.listPlants({ after: INT64_MIN });
+    expect(plants.map((plant) => plant.id)).toStrictEqual([-1n, BEYOND_DOUBLES, INT64_MAX]);
+  });
+
+  it('lists a tag a page at a time, following the Link header, and walks every page', async () => {
+    for (let id = 1n; id <= 10n; id++) {
+      await client.addPlant({ id, name: `Plant ${id}`, tag: id % 3n === 0n ? 'fern' : 'aroid' });
+    }
+    const aroids = [1n, 2n, 4n, 5n, 7n, 8n, 10n];
+
+    const first = await client.listPlants({ limit: 3, tag: 'aroid' });
+    expect(first.plants.map((plant) => plant.id)).toStrictEqual([1n, 2n, 4n]);
+    expect(first.plants[0]).toStrictEqual({ id: 1n, name: 'Plant 1', tag: 'aroid' });
+    expect(first.next).toBe(4n);
+    const second = await client.listPlants({ limit: 3, tag: 'aroid', after: first.next });
+    expect(second.plants.map((plant) => plant.id)).toStrictEqual([5n, 7n, 8n]);
+    expect(second.next).toBe(8n);
+    const last = await client.listPlants({ limit: 3, tag: 'aroid', after: second.next });
+    expect(last).toStrictEqual({ plants: [{ id: 10n, name: 'Plant 10', tag: 'aroid' }], next: undefined });
+
+    const walked = await collect(client.plants({ limit: 3, tag: 'aroid' }));
+    expect(walked.map((plant) => plant.id)).toStrictEqual(aroids);
+    expect(await collect(client.plants())).toHaveLength(10);
+  });
+
+  it('deletes a plant; reading or deleting it again is a 404', async () => {
+    await client.addPlant({ id: INT64_MAX, name: 'Fern' });
+
+    await expect(client.deletePlant(INT64_MAX)).resolves.toBeUndefined();
+
+    for (const again of [client.getPlant(INT64_MAX), client.deletePlant(INT64_MAX)]) {
+      const error = await rejection(again);
+      expect(error).toBeInstanceOf(PlantStoreError);
+      expect(error).toMatchObject({ status: 404, error: 404, message: `No plant has the id ${INT64_MAX}` });
+    }
+  });
+
+  it('answers a replay of the same plant, and throws a 409 for another plant under a taken id', async () => {
+    await client.addPlant({ id: 42n, name: 'Fern', tag: 'x' });
+    await expect(client.addPlant({ id: 42n, name: 'Fern', tag: 'x' })).resolves.toStrictEqual({
+      name: 'Fern',
+      tag: 'x',
+    });
+
+    const error = await rejection(client.addPlant({ id: 42n, name: 'Cactus' }));
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ name: 'PlantStoreError', status: 409, error: 409 });
+    expect((error as PlantStoreError).message).toContain('42');
+    expect((error as PlantStoreError).requestId).toEqual(expect.any(String));
+  });
+
+  it('throws a 401 for a token the service does not know', async () => {
+    const stranger = createPlantStoreClient({ baseUrl: testApp.url, token: 'not-a-token-the-service-knows' });
+
+    const error = await rejection(stranger.listPlants());
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({
+      status: 401,
+      error: 401,
+      message: 'The bearer token is invalid or expired',
+    });
+  });
+
+  it('throws a 400 that names the field breaking its rule', async () => {
+    const emptyName = await rejection(client.addPlant({ id: 1n, name: '' }));
+    expect(emptyName).toBeInstanceOf(PlantStoreError);
+    expect(emptyName).toMatchObject({ status: 400, error: 400, message: expect.stringMatching(/^name /) });
+
+    const longTag = await rejection(client.addPlant({ id: 1n, name: 'Fern', tag: 'x'.repeat(256) }));
+    expect(longTag).toMatchObject({ status: 400, message: expect.stringMatching(/^tag /) });
+
+    const badLimit = await rejection(client.listPlants({ limit: 101 }));
+    expect(badLimit).toMatchObject({ status: 400, message: expect.stringContaining('limit') });
+  });
+
+  it('refuses an id that is not an exact int64 before sending anything', async () => {
+    const sent: string[] = [];
+    const watched = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: TEST_TOKEN,
+      fetch: (request) => {
+        sent.push(request.url);
+        return fetch(request);
+      },
+    });
+
+    // 2^53 + 1 written as a number is already 2^53: sending it would store another plant.
+    await expect(watched.addPlant({ id: Number(BEYOND_DOUBLES), name: 'Fern' })).rejects.toThrow(RangeError);
+    await expect(watched.getPlant(1.5)).rejects.toThrow(RangeError);
+    await expect(watched.deletePlant(INT64_MAX + 1n)).rejects.toThrow(RangeError);
+    await expect(watched.listPlants({ after: INT64_MIN - 1n })).rejects.toThrow(RangeError);
+    await expect(watched.getPlant('7' as unknown as bigint)).rejects.toThrow(TypeError);
+    expect(sent).toStrictEqual([]);
+  });
+
+  it('throws a PlantStoreTimeoutError, not a PlantStoreError, when the answer takes longer than timeoutMs', async () => {
+    const impatient = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN, timeoutMs: 200 });
+    // A lock on the table holds the service's read until its statement timeout (1 s), after the client's.
+    const locker = await testApp.db.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
+
+      const error = await rejection(impatient.getPlant(1n));
+
+      expect(error).toBeInstanceOf(PlantStoreTimeoutError);
+      expect(error).toBeInstanceOf(PlantStoreNetworkError);
+      expect(error).not.toBeInstanceOf(PlantStoreError);
+      expect((error as Error).message).toBe(`GET ${testApp.url}/plants/1: no answer within 200 ms`);
+      expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
+    } finally {
+      await locker.query('ROLLBACK');
+      locker.release();
+    }
+  });
+
+  it('throws a PlantStoreNetworkError, with the cause, when the service cannot be reached', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = createPlantStoreClient({ baseUrl: nowhere, token: TEST_TOKEN });
+
+    const error = await rejection(unreachable.getPlant(1n));
+
+    expect(error).toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).not.toBeInstanceOf(PlantStoreTimeoutError);
+    expect(error).not.toBeInstanceOf(PlantStoreError);
+    expect((error as Error).message).toContain('ECONNREFUSED');
+    expect((error as Error).cause).toMatchObject({ message: 'fetch failed' });
+  });
+
+  it('still throws a PlantStoreError for a failure whose body is not the Error object (from a proxy)', async () => {
+    const behindProxy = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: TEST_TOKEN,
+      fetch: () =>
+        Promise.resolve(new Response('<h1>Bad gateway</h1>', { status: 502, statusText: 'Bad Gateway' })),
+    });
+
+    const error = await rejection(behindProxy.getPlant(1n));
+
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ status: 502, error: 502, message: 'The service answered 502 Bad Gateway' });
+  });
+});
+
+describe('the new-plant webhook, verified with the client', () => {
+  const secret = webhookSecret();
+  let receiver: WebhookReceiver;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver(await freePort());
+    await receiver.start();
+    testApp = await startTestApp({
+      WEBHOOK_URLS: receiver.url,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    });
+    await truncateAll(testApp.db);
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await receiver.stop();
+  });
+
+  it('verifies a delivery the service sent for a plant the client created', async () => {
+    const client = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
+    await client.addPlant({ id: INT64_MAX, name: 'Fern', tag: 'x' });
+
+    await eventually(() => receiver.received.length > 0);
+    const [{ headers, body }] = receiver.received;
+
+    await expect(verifyWebhook({ secret, headers, rawBody: body })).resolves.toStrictEqual({
+      id: INT64_MAX,
+      name: 'Fern',
+      tag: 'x',
+    });
+    await expect(verifyWebhook({ secret: webhookSecret(), headers, rawBody: body })).rejects.toThrow(
+      WebhookVerificationError,
+    );
+  });
+});
+
+describe('verifyWebhook, against the Standard Webhooks reference implementation', () => {
+  const secret = webhookSecret();
+  const body = `{"id":${INT64_MAX},"name":"Fern","tag":"x"}`;
+
+  /** A delivery of `payload` signed by the `standardwebhooks` package, at `sentAt`. */
+  function signed(payload: string, sentAt = new Date(), signingSecret = secret) {
+    const id = `msg_${randomUUID()}`;
+    return {
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': new Webhook(signingSecret).sign(id, sentAt, payload),
+    };
+  }
+
+  it('accepts a genuine delivery, and gives the plant with its exact id', async () => {
+    const headers = signed(body);
+
+    const plant: NewPlant = await verifyWebhook({ secret, headers, rawBody: body });
+
+    expect(plant).toStrictEqual({ id: INT64_MAX, name: 'Fern', tag: 'x' });
+    await expect(
+      verifyWebhook({ secret, headers: new Headers(headers), rawBody: Buffer.from(body) }),
+    ).resolves.toStrictEqual(plant);
+  });
+
+  it('accepts a delivery when any one of its signatures matches, as while a secret is rotated', async () => {
+    const headers = signed(body);
+    const previous = signed(body, new Date(), webhookSecret())['webhook-signature'];
+
+    await expect(
+      verifyWebhook({
+        secret,
+        headers: {
+          ...headers,
+          'webhook-signature': `${previous} v1a,c29tZQ== ${headers['webhook-signature']}`,
+        },
+        rawBody: body,
+      }),
+    ).resolves.toMatchObject({ id: INT64_MAX });
+  });
+
+  it('refuses a changed body, a changed id, another secret, a forged or missing signature', async () => {
+    const headers = signed(body);
+    const refused: VerifyWebhookOptions[] = [
+      { secret, headers, rawBody: body.replace('Fern', 'Fern ') },
+      { secret, headers: { ...headers, 'webhook-id': 'msg_other' }, rawBody: body },
+      { secret: webhookSecret(), headers, rawBody: body },
+      { secret, headers: { ...headers, 'webhook-signature': 'v1,bm90IGl0' }, rawBody: body },
+      { secret, headers: { ...headers, 'webhook-signature': 'v1,%%%' }, rawBody: body },
+      { secret, headers: { ...headers, 'webhook-signature': undefined }, rawBody: body },
+    ];
+
+    for (const delivery of refused) {
+      await expect(verifyWebhook(delivery)).rejects.toThrow(WebhookVerificationError);
+    }
+  });
+
+  it('refuses a timestamp further than the tolerance from now, either way', async () => {
+    const sixMinutes = 6 * 60 * 1000;
+    const old = signed(body, new Date(Date.now() - sixMinutes));
+    const future = signed(body, new Date(Date.now() + sixMinutes));
+
+    await expect(verifyWebhook({ secret, headers: old, rawBody: body })).rejects.toThrow(/in the past/);
+    await expect(verifyWebhook({ secret, headers: future, rawBody: body })).rejects.toThrow(/in the future/);
+    await expect(
+      verifyWebhook({ secret, headers: { ...old, 'webhook-timestamp': 'soon' }, rawBody: body }),
+    ).rejects.toThrow(WebhookVerificationError);
+    await expect(
+      verifyWebhook({ secret, headers: old, rawBody: body, toleranceSeconds: 600 }),
+    ).resolves.toMatchObject({ name: 'Fern' });
+  });
+
+  it('refuses a secret that is not base64', async () => {
+    await expect(
+      verifyWebhook({ secret: 'whsec_%%%', headers: signed(body), rawBody: body }),
+    ).rejects.toThrow(TypeError);
+  });
+});
+
+describe('ids in JSON', () => {
+  const text = `[{"id":${INT64_MAX},"name":"say \\"id\\": 1"},{"id" : ${INT64_MIN},"name":"x","tag":"\\\\"},{"\\"id":5,"name":"id"}]`;
+
+  it('are read from their digits, with the source text or, where there is none, by quoting them first', () => {
+    const expected = [
+      { id: INT64_MAX, name: 'say "id": 1' },
+      { id: INT64_MIN, name: 'x', tag: '\\' },
+      { '"id': 5, name: 'id' },
+    ];
+
+    expect(parseWithSourceText(text)).toStrictEqual(expected);
+    expect(parseWithQuotedIds(text)).toStrictEqual(expected);
+    expect(parseWithQuotedIds('{"error":400,"message":"id 12 is taken"}')).toStrictEqual({
+      error: 400,
+      message: 'id 12 is taken',
+    });
+  });
+
+  it('are written with every digit', () => {
+    expect(stringifyWithId({ id: INT64_MAX, name: 'Fern', tag: 'x' })).toBe(
+      '{"id":9223372036854775807,"name":"Fern","tag":"x"}',
+    );
+    expect(stringifyWithId({ id: INT64_MIN })).toBe('{"id":-9223372036854775808}');
+  });
+});
+
+describe("the client's generated types", () => {
+  it('are in step with openapi.yaml', async () => {
+    // Fails, naming the command that regenerates them, when openapi.yaml has changed since they were.
+    await expect(
+      promisify(execFile)(process.execPath, ['clients/typescript/scripts/generate-types.js', '--check']),
+    ).resolves.toMatchObject({ stderr: '' });
+  });
+});
