@@ -127,6 +127,7 @@ describe('OpenAPI document', () => {
       'Webhook-Id',
       'Webhook-Timestamp',
       'Webhook-Signature',
+      'Webhook-Event-Type',
     ]);
   });
 

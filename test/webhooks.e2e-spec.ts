@@ -1,13 +1,20 @@
-import request from 'supertest';
+import { randomBytes } from 'node:crypto';
 
+import { WebhookVerificationError } from 'standardwebhooks';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+
+import { WebhookDispatcher } from '../src/core/webhooks/webhook-dispatcher.js';
+import { WebhookOutbox } from '../src/core/webhooks/webhook-outbox.js';
 import { AUTH } from './support/factories.js';
-import { truncatePlants } from './support/database.js';
+import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
 import { freePort } from './support/service-process.js';
-import { verifySignature, WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
-const SECRET = 'a-webhook-secret-of-at-least-32-characters';
+const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+const SECRET = newSecret();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function webhookEnv(receiver: WebhookReceiver, overrides: Record<string, string> = {}) {
@@ -24,16 +31,16 @@ function webhookEnv(receiver: WebhookReceiver, overrides: Record<string, string>
 async function outbox(testApp: TestApp) {
   const { rows } = await testApp.db.query<{
     event_id: string;
+    event_type: string;
     status: string;
     attempts: number;
     payload: string;
-  }>('SELECT event_id, status, attempts, payload FROM webhook_deliveries ORDER BY id');
+  }>('SELECT event_id, event_type, status, attempts, payload FROM webhook_deliveries ORDER BY id');
   return rows;
 }
 
 async function resetTables(testApp: TestApp): Promise<void> {
-  await truncatePlants(testApp.db);
-  await testApp.db.query('TRUNCATE webhook_deliveries');
+  await truncateAll(testApp.db);
 }
 
 describe('the new-plant webhook', () => {
@@ -57,7 +64,7 @@ describe('the new-plant webhook', () => {
     receiver.respond = () => 200;
   });
 
-  it('delivers each new plant as a signed NewPlant, its id with every digit', async () => {
+  it('delivers each new plant as a NewPlant, its id with every digit, signed as Standard Webhooks says', async () => {
     const before = Math.floor(Date.now() / 1000);
     await request(testApp.server)
       .post('/plants')
@@ -70,11 +77,54 @@ describe('the new-plant webhook', () => {
     expect(delivery.body).toBe('{"id":9223372036854775807,"name":"Fern","tag":"x"}');
     expect(delivery.headers['content-type']).toBe('application/json');
     expect(delivery.headers['webhook-id']).toMatch(UUID);
+    expect(delivery.headers['webhook-event-type']).toBe('plant.created');
     expect(Number(delivery.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
     expect(Number(delivery.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
-    expect(verifySignature(SECRET, delivery)).toBe(true);
-    expect(verifySignature(`${SECRET}-not`, delivery)).toBe(false);
+    expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
+    expect(() => verifyDelivery(newSecret(), delivery)).toThrow(WebhookVerificationError);
     await eventually(async () => (await outbox(testApp))[0]?.status === 'delivered');
+    await expect(outbox(testApp)).resolves.toMatchObject([{ event_type: 'plant.created' }]);
+  });
+
+  it('signs the event id: a delivery replayed under another id fails verification', async () => {
+    await request(testApp.server).post('/plants').set(AUTH).send({ id: 4, name: 'Ivy' }).expect(200);
+
+    await eventually(() => receiver.received.length === 1);
+    const [delivery] = receiver.received;
+    const id = String(delivery.headers['webhook-id']);
+    const otherId = `${id.startsWith('0') ? '1' : '0'}${id.slice(1)}`;
+    expect(() => verifyDelivery(SECRET, delivery, { 'webhook-id': id })).not.toThrow();
+    expect(() => verifyDelivery(SECRET, delivery, { 'webhook-id': otherId })).toThrow(
+      WebhookVerificationError,
+    );
+  });
+
+  it('delivers what another resource enqueues in its transaction, with its event type, once committed', async () => {
+    const dataSource = testApp.app.get(DataSource);
+    const webhookOutbox = testApp.app.get(WebhookOutbox);
+
+    // Rolled back: no row, nothing sent.
+    const runner = dataSource.createQueryRunner();
+    await runner.startTransaction();
+    await webhookOutbox.enqueue(runner, 'plant.pruned', { id: 1 });
+    await runner.rollbackTransaction();
+    await runner.release();
+    // Committed: delivered, a bigint written with every digit.
+    const eventId = await dataSource.transaction((manager) =>
+      webhookOutbox.enqueue(manager, 'plant.pruned', { id: 9223372036854775807n, cut: 3 }),
+    );
+    testApp.app.get(WebhookDispatcher).nudge();
+
+    await eventually(() => receiver.received.length === 1);
+    const [delivery] = receiver.received;
+    expect(delivery.headers['webhook-id']).toBe(eventId);
+    expect(delivery.headers['webhook-event-type']).toBe('plant.pruned');
+    expect(delivery.body).toBe('{"id":9223372036854775807,"cut":3}');
+    expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
+    await eventually(async () => (await outbox(testApp))[0]?.status === 'delivered');
+    await expect(outbox(testApp)).resolves.toHaveLength(1);
+    await expect(webhookOutbox.enqueue(dataSource.manager, 'Plant Pruned', {})).rejects.toThrow(TypeError);
   });
 
   it('leaves tag out of the payload when the plant has none', async () => {
@@ -144,6 +194,25 @@ describe('the new-plant webhook across restarts and instances', () => {
 
   afterEach(async () => {
     await receiver.stop();
+  });
+
+  it('signs with each configured secret, so that receivers can move to a new one', async () => {
+    await receiver.start();
+    const [current, next] = [newSecret(), newSecret()];
+    const testApp = await startTestApp(webhookEnv(receiver, { WEBHOOK_SECRET: `${current},${next}` }));
+    try {
+      await resetTables(testApp);
+      await request(testApp.server).post('/plants').set(AUTH).send({ id: 12, name: 'Rotated' }).expect(200);
+
+      await eventually(() => receiver.received.length === 1);
+      const [delivery] = receiver.received;
+      expect(String(delivery.headers['webhook-signature']).split(' ')).toHaveLength(2);
+      expect(() => verifyDelivery(current, delivery)).not.toThrow();
+      expect(() => verifyDelivery(next, delivery)).not.toThrow();
+      expect(() => verifyDelivery(SECRET, delivery)).toThrow(WebhookVerificationError);
+    } finally {
+      await testApp.close();
+    }
   });
 
   it('writes no outbox row at all when nobody subscribes', async () => {

@@ -35,9 +35,10 @@ const INSERT_BATCH_SQL = `
 
 /**
  * The same, writing in the same statement (so the same transaction) one
- * outbox row per inserted plant and subscriber: no event without its plant,
- * no plant without its events. The payload is the plant as a NewPlant, its id
- * with every digit (json_build_object writes a bigint as a JSON number).
+ * `plant.created` outbox row per inserted plant and subscriber: no event
+ * without its plant, no plant without its events. The payload is the plant
+ * as a NewPlant, its id with every digit (json_build_object writes a bigint
+ * as a JSON number).
  */
 const INSERT_BATCH_WITH_EVENTS_SQL = `
   WITH inserted AS (
@@ -47,8 +48,8 @@ const INSERT_BATCH_WITH_EVENTS_SQL = `
     RETURNING id, name, tag
   ),
   events AS (
-    INSERT INTO webhook_deliveries (event_id, subscriber, payload)
-    SELECT event.id, subscriber.url, event.payload
+    INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+    SELECT event.id, 'plant.created', subscriber.url, event.payload
     FROM (
       SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', id, 'name', name, 'tag', tag))::text AS payload
       FROM inserted

@@ -1,5 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
   readonly headers: IncomingHttpHeaders;
@@ -43,12 +44,18 @@ export class WebhookReceiver {
   }
 }
 
-/** The receiver's side of the signature, as the README shows it. */
-export function verifySignature(secret: string, delivery: ReceivedWebhook): boolean {
-  const timestamp = String(delivery.headers['webhook-timestamp']);
-  const expected = Buffer.from(
-    `v1=${createHmac('sha256', secret).update(`${timestamp}.${delivery.body}`).digest('hex')}`,
+/**
+ * The receiver's side of the signature, with the Standard Webhooks library as
+ * any receiver may use it: answers the parsed body, or throws a
+ * WebhookVerificationError. `headers` overrides some of the delivery's.
+ */
+export function verifyDelivery(
+  secret: string,
+  delivery: ReceivedWebhook,
+  headers: Record<string, string> = {},
+): unknown {
+  const received = Object.fromEntries(
+    Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]),
   );
-  const given = Buffer.from(String(delivery.headers['webhook-signature']));
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return new Webhook(secret).verify(delivery.body, { ...received, ...headers });
 }

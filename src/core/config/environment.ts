@@ -30,6 +30,14 @@ export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const SHA256_TOKEN_ENTRY_PATTERN = /^sha256:([0-9a-fA-F]{64})$/;
 export const MIN_STATIC_TOKEN_LENGTH = 16;
 
+/** A Standard Webhooks secret is this prefix and the base64 of the HMAC key. */
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** The key sizes the Standard Webhooks specification allows. */
+const MIN_WEBHOOK_KEY_BYTES = 24;
+const MAX_WEBHOOK_KEY_BYTES = 64;
+/** Padded base64 of the standard alphabet, as `base64` and every Standard Webhooks library write it. */
+const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** Asymmetric algorithms a key set may use; `none` and the HMAC ones are never accepted from a key set. */
 export const JWKS_ALGORITHMS = [
   'RS256',
@@ -245,7 +253,8 @@ export class Environment {
   WEBHOOK_URLS?: string;
 
   @IsOptional()
-  @MinLength(32, { message: 'WEBHOOK_SECRET must be at least 32 characters' })
+  @IsString()
+  @IsWebhookSecretList()
   WEBHOOK_SECRET?: string;
 
   @IsOptional()
@@ -282,6 +291,20 @@ export class Environment {
   @Max(60_000)
   @IsInt()
   WEBHOOK_POLL_INTERVAL_MS?: number;
+
+  /** 0 keeps delivered and dead events for ever. */
+  @IsOptional()
+  @Type(() => Number)
+  @Min(0)
+  @IsInt()
+  WEBHOOK_RETENTION_MS?: number;
+
+  @IsOptional()
+  @Type(() => Number)
+  @Min(1_000)
+  @Max(86_400_000)
+  @IsInt()
+  WEBHOOK_CLEANUP_INTERVAL_MS?: number;
 
   @IsOptional()
   @IsString()
@@ -403,6 +426,62 @@ function tokenListProblems(value: unknown): string[] {
     }
     return [];
   });
+}
+
+/**
+ * The HMAC key of a `whsec_<base64>` secret, or undefined when the entry is
+ * not one. The base64 must be canonical (it encodes back to itself), so that
+ * a secret copied with a character lost or changed is refused rather than
+ * silently becoming another key.
+ */
+export function decodeWebhookSecret(entry: string): Buffer | undefined {
+  if (!entry.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    return undefined;
+  }
+  const encoded = entry.slice(WEBHOOK_SECRET_PREFIX.length);
+  if (encoded.length === 0 || !BASE64_PATTERN.test(encoded)) {
+    return undefined;
+  }
+  const key = Buffer.from(encoded, 'base64');
+  return key.toString('base64') === encoded ? key : undefined;
+}
+
+/** What is wrong with each secret of the list, by position: a secret is never echoed. */
+function webhookSecretProblems(value: unknown): string[] {
+  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  if (entries.length === 0) {
+    return ['WEBHOOK_SECRET must list one or more secrets, separated by commas'];
+  }
+  return entries.flatMap((entry, index) => {
+    const position = `WEBHOOK_SECRET entry ${index + 1}`;
+    if (!entry.startsWith(WEBHOOK_SECRET_PREFIX)) {
+      // Most likely a secret of the signatures before Standard Webhooks: its bytes can stay the key.
+      return [
+        `${position} is not a Standard Webhooks secret (${WEBHOOK_SECRET_PREFIX} and the base64 of the key); ` +
+          `to keep the key of a plain secret, write ${WEBHOOK_SECRET_PREFIX} followed by ` +
+          `the output of: printf %s "$OLD_SECRET" | base64 | tr -d '\\n' (see docs/webhooks.md)`,
+      ];
+    }
+    const key = decodeWebhookSecret(entry);
+    if (!key) {
+      return [`${position} is not valid padded base64 after ${WEBHOOK_SECRET_PREFIX}`];
+    }
+    if (key.length < MIN_WEBHOOK_KEY_BYTES || key.length > MAX_WEBHOOK_KEY_BYTES) {
+      return [`${position} must encode a key of ${MIN_WEBHOOK_KEY_BYTES} to ${MAX_WEBHOOK_KEY_BYTES} bytes`];
+    }
+    return [];
+  });
+}
+
+function IsWebhookSecretList(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isWebhookSecretList',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { message: ({ value }) => webhookSecretProblems(value).join('; ') },
+      validator: { validate: (value: unknown) => webhookSecretProblems(value).length === 0 },
+    });
 }
 
 function IsTokenList(): PropertyDecorator {

@@ -3,14 +3,18 @@ import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 
 export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 
 /**
- * The outbox: one row per new plant and subscriber, written in the same
- * statement (so the same transaction) as the plant, and delivered in the
- * background. A pending row is due at `next_attempt_at`; claiming it for an
- * attempt pushes that time past the attempt's timeout (a lease), so a crashed
- * instance's attempt is taken up again by another.
+ * The outbox: one row per event and subscriber, written in the same
+ * transaction as the change it announces (a new plant: the same statement;
+ * see also WebhookOutbox), and delivered in the background. A pending row is
+ * due at `next_attempt_at`; claiming it for an attempt pushes that time past
+ * the attempt's timeout (a lease), so a crashed instance's attempt is taken
+ * up again by another. Delivered and dead rows are deleted once older than
+ * the retention (WebhookOutboxCleanup), found through their own indexes.
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_due', ['nextAttemptAt', 'id'], { where: `status = 'pending'` })
+@Index('webhook_deliveries_delivered', ['deliveredAt'], { where: `status = 'delivered'` })
+@Index('webhook_deliveries_dead', ['deadAt'], { where: `status = 'dead'` })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
   id!: string;
@@ -19,10 +23,14 @@ export class WebhookDelivery {
   @Column({ name: 'event_id', type: 'uuid' })
   eventId!: string;
 
+  /** What happened, `<resource>.<verb>` (`plant.created`): sent in the `webhook-event-type` header. */
+  @Column({ name: 'event_type', type: 'varchar', length: 64 })
+  eventType!: string;
+
   @Column({ type: 'text' })
   subscriber!: string;
 
-  /** The exact JSON body to send (a NewPlant): signed and sent as is. */
+  /** The exact JSON body to send (for `plant.created`, a NewPlant): signed and sent as is. */
   @Column({ type: 'text' })
   payload!: string;
 
@@ -43,4 +51,8 @@ export class WebhookDelivery {
 
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt!: Date | null;
+
+  /** When the last attempt failed and the event was given up: its retention counts from here. */
+  @Column({ name: 'dead_at', type: 'timestamptz', nullable: true })
+  deadAt!: Date | null;
 }

@@ -14,6 +14,7 @@ import { postgresPool, type Queryable } from '../database/postgres-pool.js';
 import { Metrics } from '../metrics/metrics.js';
 import {
   signWebhook,
+  WEBHOOK_EVENT_TYPE_HEADER,
   WEBHOOK_ID_HEADER,
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
@@ -22,6 +23,7 @@ import {
 interface Claimed {
   readonly id: string;
   readonly event_id: string;
+  readonly event_type: string;
   readonly subscriber: string;
   readonly payload: string;
   readonly attempts: number;
@@ -47,7 +49,8 @@ const CLAIM_SQL = `
     FOR UPDATE SKIP LOCKED
   ) AS due
   WHERE delivery.id = due.id
-  RETURNING delivery.id::text, delivery.event_id, delivery.subscriber, delivery.payload, delivery.attempts`;
+  RETURNING delivery.id::text, delivery.event_id, delivery.event_type, delivery.subscriber, delivery.payload,
+            delivery.attempts`;
 
 /**
  * Delivers the outbox to the subscribers, in the background, at least once:
@@ -82,7 +85,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   onApplicationBootstrap(): void {
     if (this.enabled) {
-      this.logger.log(`Delivering new-plant events to ${this.config.urls.length} subscriber(s)`);
+      this.logger.log(`Delivering webhook events to ${this.config.urls.length} subscriber(s)`);
       this.schedule(0);
     }
   }
@@ -91,7 +94,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     return postgresPool(this.dataSource);
   }
 
-  /** A new plant was stored: look at the outbox now rather than at the next tick. */
+  /** An event was committed to the outbox: look at it now rather than at the next tick. */
   nudge(): void {
     if (this.enabled && !this.stopped) {
       this.nudged = true;
@@ -157,12 +160,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         this.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
       } else if (delivery.attempts >= this.config.maxAttempts) {
         await this.pool().query({
-          text: `UPDATE webhook_deliveries SET status = 'dead', last_error = $2 WHERE id = $1`,
+          text: `UPDATE webhook_deliveries SET status = 'dead', dead_at = now(), last_error = $2 WHERE id = $1`,
           values: [delivery.id, failure],
         });
         this.metrics.webhookDeliveries.inc({ outcome: 'dead' });
         this.logger.error(
-          `Webhook event ${delivery.event_id} to ${describeSubscriber(delivery.subscriber)} is dead after ${delivery.attempts} attempts: ${failure}`,
+          `Webhook event ${delivery.event_id} (${delivery.event_type}) to ${describeSubscriber(delivery.subscriber)} is dead after ${delivery.attempts} attempts: ${failure}`,
         );
       } else {
         await this.pool().query({
@@ -191,7 +194,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           'Content-Type': 'application/json',
           [WEBHOOK_ID_HEADER]: delivery.event_id,
           [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(this.config.secret, timestamp, delivery.payload),
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
+            this.config.signingKeys,
+            delivery.event_id,
+            timestamp,
+            delivery.payload,
+          ),
+          [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
         },
         body: delivery.payload,
         redirect: 'manual',

@@ -1,14 +1,30 @@
 import { createHmac } from 'node:crypto';
 
-export const WEBHOOK_ID_HEADER = 'Webhook-Id';
-export const WEBHOOK_TIMESTAMP_HEADER = 'Webhook-Timestamp';
-export const WEBHOOK_SIGNATURE_HEADER = 'Webhook-Signature';
+/** The Standard Webhooks headers (https://www.standardwebhooks.com), as its libraries read them. */
+export const WEBHOOK_ID_HEADER = 'webhook-id';
+export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
+export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
+/**
+ * The event's type (`plant.created`). Standard Webhooks puts the type in the
+ * body, but the bodies here are the resources themselves (the `plant/webhook`
+ * body is a NewPlant), so a receiver of several types tells them apart here.
+ */
+export const WEBHOOK_EVENT_TYPE_HEADER = 'webhook-event-type';
 
 /**
- * `v1=` and the hex HMAC-SHA256, keyed with the shared secret, of the
- * timestamp (Unix seconds), a dot, and the body exactly as sent. A receiver
- * recomputes it, compares in constant time, and refuses old timestamps.
+ * The `webhook-signature` header: for each key, `v1,` and the base64
+ * HMAC-SHA256 of the event id, the timestamp (Unix seconds) and the body
+ * exactly as sent, joined by dots; several are separated by spaces. Signing
+ * the id too means a captured delivery cannot be replayed under another id
+ * to get past a receiver's de-duplication. A receiver accepts the delivery
+ * when any signature matches one of its keys, so keys rotate without a gap.
  */
-export function signWebhook(secret: string, timestamp: number, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+export function signWebhook(
+  keys: readonly Uint8Array[],
+  eventId: string,
+  timestamp: number,
+  body: string,
+): string {
+  const signed = `${eventId}.${timestamp}.${body}`;
+  return keys.map((key) => `v1,${createHmac('sha256', key).update(signed).digest('base64')}`).join(' ');
 }

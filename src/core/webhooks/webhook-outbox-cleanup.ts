@@ -1,0 +1,122 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
+import { postgresPool } from '../database/postgres-pool.js';
+
+/** Rows deleted per statement: each statement is short, and holds few row locks. */
+const CLEANUP_BATCH = 1_000;
+
+/**
+ * A batch of delivered (then dead) rows past the retention, found through
+ * their partial index. `SKIP LOCKED` lets every instance run this at the same
+ * time without waiting for each other, or for a row being re-queued.
+ */
+function deleteBatchSql(status: 'delivered' | 'dead', column: 'delivered_at' | 'dead_at'): string {
+  return `
+    WITH deleted AS (
+      DELETE FROM webhook_deliveries
+      WHERE id IN (
+        SELECT id FROM webhook_deliveries
+        WHERE status = '${status}' AND ${column} < now() - make_interval(secs => $1::double precision / 1000)
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING 1
+    )
+    SELECT count(*)::integer AS count FROM deleted`;
+}
+
+const DELETE_BATCHES = [
+  { name: 'webhook-cleanup-delivered', text: deleteBatchSql('delivered', 'delivered_at') },
+  { name: 'webhook-cleanup-dead', text: deleteBatchSql('dead', 'dead_at') },
+] as const;
+
+/**
+ * Keeps the outbox from growing for ever: every instance deletes, every
+ * WEBHOOK_CLEANUP_INTERVAL_MS, the delivered and dead rows older than
+ * WEBHOOK_RETENTION_MS (until then they are there to inspect, and dead ones
+ * to re-queue). It runs whether or not this instance delivers: rows written
+ * while subscribers were configured outlive a configuration without them.
+ */
+@Injectable()
+export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.retentionMs > 0) {
+      // The first run comes at a random point of the first interval: replicas started together
+      // spread out, and one restarted more often than the interval still gets to run.
+      this.schedule(Math.random() * this.config.cleanupIntervalMs);
+    }
+  }
+
+  /** Lets a run in progress finish its statement: it stops between batches. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** Deletes every delivered and dead row past the retention, batch after batch; answers how many. */
+  async deleteExpired(): Promise<number> {
+    const pool = postgresPool(this.dataSource);
+    let deleted = 0;
+    for (const statement of DELETE_BATCHES) {
+      let count: number;
+      do {
+        if (this.stopped) {
+          return deleted;
+        }
+        ({
+          rows: [{ count }],
+        } = await pool.query<{ count: number }>({
+          ...statement,
+          values: [this.config.retentionMs, CLEANUP_BATCH],
+        }));
+        deleted += count;
+      } while (count === CLEANUP_BATCH);
+    }
+    return deleted;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.running = this.run().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) {
+          this.schedule(this.config.cleanupIntervalMs);
+        }
+      });
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      const deleted = await this.deleteExpired();
+      if (deleted > 0) {
+        this.logger.log(`Deleted ${deleted} delivered or dead webhook deliveries past their retention`);
+      }
+    } catch (error) {
+      // Nothing is lost by waiting: the next run deletes what this one could not.
+      this.logger.warn(
+        `Could not clean up the outbox: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+}

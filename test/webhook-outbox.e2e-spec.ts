@@ -1,0 +1,267 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+
+import request from 'supertest';
+
+import { truncateAll } from './support/database.js';
+import { TEST_TOKEN } from './support/environment.js';
+import { eventually } from './support/eventually.js';
+import { failedStart, freePort } from './support/service-process.js';
+import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
+import { startTestApp, type TestApp } from './support/app.js';
+
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+interface Row {
+  readonly status: 'pending' | 'delivered' | 'dead';
+  readonly subscriber?: string;
+  readonly eventId?: string;
+  /** PostgreSQL intervals before now: when the row was written, delivered, given up. */
+  readonly created?: string;
+  readonly delivered?: string;
+  readonly dead?: string;
+  /** Copies of the row to write. */
+  readonly copies?: number;
+}
+
+/** Writes outbox rows as the service would have left them, in one statement. */
+async function insertRows(testApp: TestApp, rows: readonly Row[]): Promise<void> {
+  const expanded = rows.flatMap((row) => Array.from({ length: row.copies ?? 1 }, () => row));
+  await testApp.db.query(
+    `INSERT INTO webhook_deliveries
+       (event_id, event_type, subscriber, payload, status, attempts, created_at, delivered_at, dead_at, last_error)
+     SELECT row.event_id, 'plant.created', row.subscriber, '{"id":1,"name":"Fern"}', row.status,
+            CASE row.status WHEN 'pending' THEN 0 ELSE 3 END,
+            now() - row.created, now() - row.delivered, now() - row.dead,
+            CASE row.status WHEN 'dead' THEN 'HTTP 503' END
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::interval[], $5::interval[], $6::interval[])
+       AS row (event_id, subscriber, status, created, delivered, dead)`,
+    [
+      expanded.map((row) => row.eventId ?? randomUUID()),
+      expanded.map((row) => row.subscriber ?? 'http://127.0.0.1:9/hooks'),
+      expanded.map((row) => row.status),
+      expanded.map((row) => row.created ?? '0 seconds'),
+      expanded.map((row) => row.delivered ?? null),
+      expanded.map((row) => row.dead ?? null),
+    ],
+  );
+}
+
+async function statuses(testApp: TestApp): Promise<string[]> {
+  const { rows } = await testApp.db.query<{ row: string }>(
+    `SELECT status || ' ' || coalesce(round(extract(epoch FROM now() - coalesce(delivered_at, dead_at, created_at)) / 60), 0) AS row
+     FROM webhook_deliveries ORDER BY 1`,
+  );
+  return rows.map((row) => row.row);
+}
+
+/** The value of one sample in a Prometheus text exposition (NaN when it says Nan), or undefined when absent. */
+async function sample(testApp: TestApp, series: string): Promise<number | undefined> {
+  const { text } = await request(testApp.server).get('/metrics').expect(200);
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** Runs the compiled `webhooks:requeue` command, as an operator would, on the test database. */
+function requeue(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['dist/core/webhooks/requeue.js', ...args],
+      { env: { PATH: process.env.PATH, DATABASE_URL: process.env.DATABASE_URL, NODE_ENV: 'test' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('the webhook secret at start-up', () => {
+  it('refuses a plain secret of the signatures before Standard Webhooks, saying how to keep its key', async () => {
+    const plain = 'an-old-webhook-secret-of-at-least-32-characters';
+    const { code, output } = await failedStart({
+      DATABASE_URL: process.env.DATABASE_URL,
+      AUTH_TOKENS: TEST_TOKEN,
+      WEBHOOK_URLS: 'http://127.0.0.1:9/hooks',
+      WEBHOOK_SECRET: plain,
+    });
+
+    expect(code).toBe(1);
+    expect(output).toContain('WEBHOOK_SECRET entry 1 is not a Standard Webhooks secret');
+    expect(output).toContain(`printf %s "$OLD_SECRET" | base64 | tr -d '\\n'`);
+    expect(output).not.toContain(plain);
+  });
+});
+
+describe('the webhook outbox upkeep', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    // No subscriber: the outbox is still kept clean and measured, and nothing else touches it.
+    testApp = await startTestApp({
+      WEBHOOK_RETENTION_MS: String(3_600_000),
+      WEBHOOK_CLEANUP_INTERVAL_MS: '1000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '300',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  it('deletes delivered and dead rows past the retention, in batches; keeps pending and recent ones', async () => {
+    await insertRows(testApp, [
+      { status: 'delivered', created: '2 hours', delivered: '2 hours', copies: 2_501 },
+      { status: 'dead', created: '2 hours', dead: '2 hours' },
+      // Written long ago, but delivered or given up within the retention.
+      { status: 'delivered', created: '3 hours', delivered: '10 minutes' },
+      { status: 'dead', created: '3 hours', dead: '10 minutes' },
+      // Never deleted, however old: it is still to be delivered.
+      { status: 'pending', created: '3 hours' },
+    ]);
+
+    await eventually(async () => (await statuses(testApp)).length === 3, 5_000);
+    await expect(statuses(testApp)).resolves.toStrictEqual(['dead 10', 'delivered 10', 'pending 180']);
+    // Each run logs what it deleted; one run went on past a batch of 1,000 (a run may also have
+    // caught the rows' INSERT between its two statements, and left the rest to the next run).
+    const deletedPerRun = () =>
+      testApp.logs
+        .entries()
+        .map((entry) => /^Deleted (\d+) delivered or dead webhook deliveries/.exec(String(entry.msg))?.[1])
+        .filter((count) => count !== undefined)
+        .map(Number);
+    await eventually(() => deletedPerRun().reduce((sum, count) => sum + count, 0) === 2_502);
+    expect(Math.max(...deletedPerRun())).toBeGreaterThan(1_000);
+  });
+
+  it('reports pending and dead deliveries, and the age of the oldest pending one, at each scrape', async () => {
+    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(0);
+    await expect(sample(testApp, 'webhook_outbox_oldest_pending_age_seconds')).resolves.toBe(0);
+
+    await insertRows(testApp, [
+      { status: 'pending', created: '90 seconds' },
+      { status: 'pending', copies: 2 },
+      { status: 'dead', dead: '1 minute', copies: 2 },
+      { status: 'delivered', delivered: '1 minute' },
+    ]);
+
+    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(3);
+    await expect(sample(testApp, 'webhook_outbox_dead')).resolves.toBe(2);
+    const age = await sample(testApp, 'webhook_outbox_oldest_pending_age_seconds');
+    expect(age).toBeGreaterThanOrEqual(90);
+    expect(age).toBeLessThan(120);
+  });
+
+  it('still answers the scrape when the outbox cannot be read, with NaN for the outbox gauges', async () => {
+    await insertRows(testApp, [{ status: 'pending' }]);
+    const blocker = await testApp.db.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
+
+      const started = Date.now();
+      await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBeNaN();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      await expect(sample(testApp, 'plants_created_total')).resolves.toBeGreaterThanOrEqual(0);
+      expect(testApp.logs.text()).toContain('Could not read the outbox for the metrics');
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(1);
+  });
+});
+
+describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
+  let receiver: WebhookReceiver;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver(await freePort());
+    await receiver.start();
+    testApp = await startTestApp({
+      WEBHOOK_URLS: receiver.url,
+      WEBHOOK_SECRET: SECRET,
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await receiver.stop();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+    receiver.received.length = 0;
+  });
+
+  async function statusOf(eventId: string): Promise<string[]> {
+    const { rows } = await testApp.db.query<{ status: string }>(
+      'SELECT status FROM webhook_deliveries WHERE event_id = $1 ORDER BY id',
+      [eventId],
+    );
+    return rows.map((row) => row.status);
+  }
+
+  it('turns the dead deliveries of one event back to pending, and they are delivered, signed', async () => {
+    const [chosen, other] = [randomUUID(), randomUUID()];
+    await insertRows(testApp, [
+      { status: 'dead', eventId: chosen, subscriber: receiver.url, dead: '10 minutes' },
+      { status: 'dead', eventId: chosen, subscriber: `${receiver.url}?copy=2`, dead: '10 minutes' },
+      { status: 'dead', eventId: other, subscriber: receiver.url, dead: '10 minutes' },
+    ]);
+
+    const result = await requeue('--id', chosen);
+
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('Re-queued 2 dead webhook deliveries of 1 event(s)');
+    await eventually(async () => (await statusOf(chosen)).every((status) => status === 'delivered'));
+    expect(receiver.received.map((delivery) => delivery.headers['webhook-id'])).toStrictEqual([
+      chosen,
+      chosen,
+    ]);
+    for (const delivery of receiver.received) {
+      expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
+    }
+    await expect(statusOf(other)).resolves.toStrictEqual(['dead']);
+    await expect(sample(testApp, 'webhook_outbox_dead')).resolves.toBe(1);
+  });
+
+  it('re-queues every dead event with --all', async () => {
+    const events = [randomUUID(), randomUUID()];
+    await insertRows(
+      testApp,
+      events.map((eventId) => ({ status: 'dead', eventId, subscriber: receiver.url, dead: '1 minute' })),
+    );
+
+    const result = await requeue('--all');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Re-queued 2 dead webhook deliveries of 2 event(s)');
+    await eventually(() => receiver.received.length === 2);
+    expect(new Set(receiver.received.map((delivery) => delivery.headers['webhook-id']))).toStrictEqual(
+      new Set(events),
+    );
+  });
+
+  it('exits 1 when an event named has no dead delivery, or when the command line is wrong', async () => {
+    const delivered = randomUUID();
+    await insertRows(testApp, [{ status: 'delivered', eventId: delivered, delivered: '1 minute' }]);
+
+    const notDead = await requeue('--id', delivered);
+    expect(notDead.code).toBe(1);
+    expect(notDead.stdout).toContain(`Event ${delivered} has no dead delivery`);
+    await expect(statusOf(delivered)).resolves.toStrictEqual(['delivered']);
+
+    const wrong = await requeue('--id', 'not-a-uuid');
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('Not an event id (a UUID): not-a-uuid');
+    expect(wrong.stderr).toContain('Usage: webhooks:requeue -- --all | --id <event id>');
+  });
+});
