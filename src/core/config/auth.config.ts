@@ -1,13 +1,29 @@
 import { createHash } from 'node:crypto';
 
 import { registerAs, type ConfigType } from '@nestjs/config';
+import { IsOptional, IsString, IsUrl, MinLength } from 'class-validator';
 
-import {
-  DEFAULT_JWKS_ALGORITHMS,
-  parseListEnv,
-  readEnvironment,
-  SHA256_TOKEN_ENTRY_PATTERN,
-} from './environment.js';
+import { Environment, IntegerVariable, parseListEnv, readEnvironment, VariableRule } from './environment.js';
+
+/** RFC 6750 `b64token`: the characters a bearer token may consist of. */
+export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
+export const SHA256_TOKEN_ENTRY_PATTERN = /^sha256:([0-9a-fA-F]{64})$/;
+export const MIN_STATIC_TOKEN_LENGTH = 16;
+
+/** Asymmetric algorithms a key set may use; `none` and the HMAC ones are never accepted from a key set. */
+export const JWKS_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+export const DEFAULT_JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
 /**
  * A static token as configured: either the token itself or the SHA-256 digest
@@ -30,21 +46,97 @@ export interface JwtSettings {
   readonly clockToleranceSeconds: number;
 }
 
+/** Who may call: static tokens, JWTs, and the rate limits on tokens and on failed attempts. */
+@Environment()
+export class AuthEnvironment {
+  @IsOptional()
+  @IsString()
+  @VariableRule('isTokenList', tokenListProblems)
+  AUTH_TOKENS?: string;
+
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, protocols: ['https', 'http'], require_protocol: true },
+    { message: 'AUTH_JWKS_URL must be a URL' },
+  )
+  AUTH_JWKS_URL?: string;
+
+  @IsOptional()
+  @MinLength(32, { message: 'AUTH_JWT_SECRET must be at least 32 characters (256 bits for HS256)' })
+  AUTH_JWT_SECRET?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  AUTH_AUDIENCE?: string;
+
+  /** Unset: DEFAULT_JWKS_ALGORITHMS for a key set, HS256 for a secret. */
+  @IsOptional()
+  @VariableRule('isAlgorithmList', algorithmListProblems)
+  AUTH_JWT_ALGORITHMS?: string;
+
+  @IntegerVariable(0, 30)
+  AUTH_JWT_CLOCK_TOLERANCE_S = 5;
+
+  @IntegerVariable(100, 30_000)
+  AUTH_JWKS_TIMEOUT_MS = 2_000;
+
+  @IntegerVariable(1_000)
+  AUTH_JWKS_CACHE_MS = 600_000;
+
+  /** Rate limits: 0 switches one off. */
+  @IntegerVariable(0)
+  RATE_LIMIT_AUTH_FAILURES = 20;
+
+  @IntegerVariable(1_000)
+  RATE_LIMIT_AUTH_WINDOW_MS = 60_000;
+
+  @IntegerVariable(0)
+  RATE_LIMIT_PER_TOKEN = 100_000;
+
+  @IntegerVariable(1_000)
+  RATE_LIMIT_TOKEN_WINDOW_MS = 60_000;
+
+  static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
+    const problems: string[] = [];
+    const jwksUrl = typeof env.AUTH_JWKS_URL === 'string' ? env.AUTH_JWKS_URL : undefined;
+    const jwt = Boolean(jwksUrl || env.AUTH_JWT_SECRET);
+    if (jwksUrl && env.AUTH_JWT_SECRET) {
+      problems.push('set AUTH_JWKS_URL or AUTH_JWT_SECRET, not both');
+    }
+    if (jwt && (!env.AUTH_ISSUER || !env.AUTH_AUDIENCE)) {
+      problems.push(
+        'JWT authentication needs AUTH_ISSUER and AUTH_AUDIENCE, so that tokens meant for others are refused',
+      );
+    }
+    if (jwksUrl && /^http:/i.test(jwksUrl) && !isLoopbackUrl(jwksUrl)) {
+      problems.push('AUTH_JWKS_URL must use https (plain http is allowed on a loopback address only)');
+    }
+    if (env.AUTH_JWT_SECRET && env.AUTH_JWT_ALGORITHMS && env.AUTH_JWT_ALGORITHMS !== 'HS256') {
+      problems.push('AUTH_JWT_SECRET signs with HS256 only: leave AUTH_JWT_ALGORITHMS unset');
+    }
+    if (env.NODE_ENV === 'production' && !env.AUTH_TOKENS && !jwt) {
+      // Fail closed: a production instance nobody can authenticate to is a misconfiguration.
+      problems.push(
+        'NODE_ENV=production needs AUTH_TOKENS or JWT settings; refusing to start without a way to authenticate',
+      );
+    }
+    return problems;
+  }
+}
+
 export const authConfig = registerAs('auth', () => {
-  const env = readEnvironment();
+  const env = readEnvironment(AuthEnvironment);
   return {
     staticTokens: parseListEnv(env.AUTH_TOKENS).map(toDigest),
     jwt: jwtSettings(env),
     /** Failed authentications one client address may make per window before it is refused with 429. */
-    failureLimit: {
-      limit: env.RATE_LIMIT_AUTH_FAILURES ?? 20,
-      windowMs: env.RATE_LIMIT_AUTH_WINDOW_MS ?? 60_000,
-    },
+    failureLimit: { limit: env.RATE_LIMIT_AUTH_FAILURES, windowMs: env.RATE_LIMIT_AUTH_WINDOW_MS },
     /** Requests one token may make per window (0: no limit). */
-    tokenLimit: {
-      limit: env.RATE_LIMIT_PER_TOKEN ?? 100_000,
-      windowMs: env.RATE_LIMIT_TOKEN_WINDOW_MS ?? 60_000,
-    },
+    tokenLimit: { limit: env.RATE_LIMIT_PER_TOKEN, windowMs: env.RATE_LIMIT_TOKEN_WINDOW_MS },
   };
 });
 
@@ -55,29 +147,27 @@ function toDigest(entry: string): StaticTokenDigest {
   return { sha256: digest ? Buffer.from(digest[1], 'hex') : createHash('sha256').update(entry).digest() };
 }
 
-function jwtSettings(env: ReturnType<typeof readEnvironment>): JwtSettings | undefined {
+function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
   if (!env.AUTH_ISSUER || !env.AUTH_AUDIENCE) {
     return undefined;
   }
   const common = {
     issuer: env.AUTH_ISSUER,
     audience: env.AUTH_AUDIENCE,
-    clockToleranceSeconds: env.AUTH_JWT_CLOCK_TOLERANCE_S ?? 5,
+    clockToleranceSeconds: env.AUTH_JWT_CLOCK_TOLERANCE_S,
   };
   if (env.AUTH_JWKS_URL) {
-    const algorithms = parseListEnv(env.AUTH_JWT_ALGORITHMS);
+    const algorithms = parseListEnv(env.AUTH_JWT_ALGORITHMS ?? DEFAULT_JWKS_ALGORITHMS.join(','));
     return {
       ...common,
       keys: {
         kind: 'jwks',
         url: new URL(env.AUTH_JWKS_URL),
-        timeoutMs: env.AUTH_JWKS_TIMEOUT_MS ?? 2_000,
-        cacheMaxAgeMs: env.AUTH_JWKS_CACHE_MS ?? 600_000,
+        timeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
+        cacheMaxAgeMs: env.AUTH_JWKS_CACHE_MS,
       },
       // A key set signs asymmetrically: HS256 there would let a public key serve as an HMAC secret.
-      algorithms: (algorithms.length > 0 ? algorithms : [...DEFAULT_JWKS_ALGORITHMS]).filter(
-        (algorithm) => algorithm !== 'HS256',
-      ),
+      algorithms: algorithms.filter((algorithm) => algorithm !== 'HS256'),
     };
   }
   if (env.AUTH_JWT_SECRET) {
@@ -88,4 +178,38 @@ function jwtSettings(env: ReturnType<typeof readEnvironment>): JwtSettings | und
     };
   }
   return undefined;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
+}
+
+function algorithmListProblems(value: unknown): string[] {
+  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  const known = entries.every(
+    (entry) => (JWKS_ALGORITHMS as readonly string[]).includes(entry) || entry === 'HS256',
+  );
+  return entries.length > 0 && known
+    ? []
+    : [`AUTH_JWT_ALGORITHMS must list algorithms among ${JWKS_ALGORITHMS.join(', ')}`];
+}
+
+/** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */
+function tokenListProblems(value: unknown): string[] {
+  return parseListEnv(typeof value === 'string' ? value : '').flatMap((entry, index) => {
+    const position = `AUTH_TOKENS entry ${index + 1}`;
+    if (SHA256_TOKEN_ENTRY_PATTERN.test(entry)) {
+      return [];
+    }
+    if (!BEARER_TOKEN_PATTERN.test(entry)) {
+      return [
+        `${position} has characters a bearer token cannot carry (allowed: A-Z a-z 0-9 - . _ ~ + / and trailing =)`,
+      ];
+    }
+    if (entry.length < MIN_STATIC_TOKEN_LENGTH) {
+      return [`${position} is shorter than ${MIN_STATIC_TOKEN_LENGTH} characters`];
+    }
+    return [];
+  });
 }

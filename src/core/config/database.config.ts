@@ -1,31 +1,71 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
+import { IsOptional, IsString, Matches } from 'class-validator';
 
-import { parseBooleanEnv, readEnvironment } from './environment.js';
+import { BooleanVariable, Environment, IntegerVariable, readEnvironment } from './environment.js';
+
+/** Where the database is, and every bound on waiting for it. */
+@Environment()
+export class DatabaseEnvironment {
+  /** Unset: an embedded PostgreSQL is started (refused in production). */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @BooleanVariable()
+  DATABASE_MIGRATIONS_RUN = true;
+
+  @IntegerVariable(1, 200)
+  DATABASE_POOL_SIZE = 10;
+
+  @IsOptional()
+  @IsString()
+  EMBEDDED_POSTGRES_DIR = '.data/postgres';
+
+  /** Create statements in flight at once, each carrying up to a batch of plants (see PlantWriter). */
+  @IntegerVariable(1, 200)
+  DATABASE_WRITE_CONCURRENCY = 2;
+
+  /**
+   * Bounds on every wait, so that a request answers 503 within about two
+   * seconds when the database is gone or stuck, instead of hanging: one for a
+   * connection (a new one, or a free one from the pool), one for a statement
+   * (enforced by PostgreSQL, and by the client should the server not answer).
+   */
+  @IntegerVariable(100, 60_000)
+  DATABASE_CONNECT_TIMEOUT_MS = 500;
+
+  @IntegerVariable(100, 600_000)
+  DATABASE_STATEMENT_TIMEOUT_MS = 1_000;
+
+  /** Start-up waits for the database: this many more attempts, this far apart. */
+  @IntegerVariable(0, 1_000)
+  DATABASE_CONNECT_RETRIES = 10;
+
+  @IntegerVariable(0, 60_000)
+  DATABASE_CONNECT_RETRY_DELAY_MS = 1_000;
+
+  static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
+    return env.NODE_ENV === 'production' && !env.DATABASE_URL
+      ? ['NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)']
+      : [];
+  }
+}
 
 export const databaseConfig = registerAs('database', () => {
-  const env = readEnvironment();
+  const env = readEnvironment(DatabaseEnvironment);
   return {
-    /** Unset means: start an embedded PostgreSQL (refused in production). */
-    url: env.DATABASE_URL || undefined,
-    runMigrations: parseBooleanEnv(env.DATABASE_MIGRATIONS_RUN, true),
-    poolSize: env.DATABASE_POOL_SIZE ?? 10,
-    embeddedDataDir: env.EMBEDDED_POSTGRES_DIR || '.data/postgres',
-    /**
-     * Bounds on every wait, so that a request answers 503 within about two
-     * seconds when the database is gone or stuck, instead of hanging: one for a
-     * connection (a new one, or a free one from the pool), one for a statement
-     * (enforced by PostgreSQL, and by the client should the server not answer).
-     */
-    connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS ?? 500,
-    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS ?? 1_000,
+    url: env.DATABASE_URL,
+    runMigrations: env.DATABASE_MIGRATIONS_RUN,
+    poolSize: env.DATABASE_POOL_SIZE,
+    embeddedDataDir: env.EMBEDDED_POSTGRES_DIR,
+    connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     /** A transaction left open this long is ended by PostgreSQL, freeing its locks. */
     idleInTransactionTimeoutMs: 5_000,
-    /** Create statements in flight at once, each carrying up to `writeBatchSize` plants (see PlantWriter). */
-    writeConcurrency: env.DATABASE_WRITE_CONCURRENCY ?? 2,
+    writeConcurrency: env.DATABASE_WRITE_CONCURRENCY,
     writeBatchSize: 256,
-    /** Start-up waits for the database: this many more attempts, this far apart. */
-    connectRetries: env.DATABASE_CONNECT_RETRIES ?? 10,
-    connectRetryDelayMs: env.DATABASE_CONNECT_RETRY_DELAY_MS ?? 1_000,
+    connectRetries: env.DATABASE_CONNECT_RETRIES,
+    connectRetryDelayMs: env.DATABASE_CONNECT_RETRY_DELAY_MS,
   };
 });
 

@@ -2,36 +2,96 @@ import { readFile } from 'node:fs/promises';
 
 import { getMetadataStorage } from 'class-validator';
 
-import { Environment } from './environment.js';
+import { AppEnvironment } from './app.config.js';
+import { AuthEnvironment } from './auth.config.js';
+import { DatabaseEnvironment } from './database.config.js';
+import { environmentConcerns, readEnvironment } from './environment.js';
+import { HttpEnvironment } from './http.config.js';
+import { WebhookEnvironment } from './webhook.config.js';
 
-/** Every variable the service reads: the properties of `Environment`, which validates them all. */
-function variablesRead(): string[] {
-  const rules = getMetadataStorage().getTargetValidationMetadatas(Environment, '', true, false);
-  return [...new Set(rules.map((rule) => rule.propertyName))].sort();
+const CONCERNS = [AppEnvironment, DatabaseEnvironment, AuthEnvironment, HttpEnvironment, WebhookEnvironment];
+
+/** Every variable the service reads, with the default its concern gives it (undefined: none). */
+function variablesRead(): Map<string, unknown> {
+  const variables = new Map<string, unknown>();
+  for (const concern of environmentConcerns()) {
+    const defaults = new concern() as Record<string, unknown>;
+    for (const rule of getMetadataStorage().getTargetValidationMetadatas(concern, '', true, false)) {
+      variables.set(rule.propertyName, defaults[rule.propertyName]);
+    }
+  }
+  return variables;
+}
+
+/** The reference's table: each variable named in a row's first cell, with the row's default cell. */
+async function documented(): Promise<Map<string, string>> {
+  const reference = await readFile('docs/configuration.md', 'utf8');
+  const rows = new Map<string, string>();
+  for (const line of reference.split('\n').filter((row) => row.startsWith('|'))) {
+    const [, names = '', defaultCell = ''] = line.split('|');
+    for (const [, name] of names.matchAll(/`([A-Z][A-Z0-9_]+)`/g)) {
+      rows.set(name, defaultCell.trim());
+    }
+  }
+  return rows;
 }
 
 describe('the environment variables', () => {
-  it('are all described in the configuration reference', async () => {
-    const reference = await readFile('docs/configuration.md', 'utf8');
-    // The names in the first cell of each row of the table: `A`, or `A`, `B`.
-    const documented = new Set(
-      reference
-        .split('\n')
-        .filter((line) => line.startsWith('|'))
-        .flatMap((line) => [...line.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map(([, name]) => name)),
+  it('are each declared by one concern, all of which are registered', () => {
+    expect([...environmentConcerns()]).toEqual(expect.arrayContaining(CONCERNS));
+    const names = CONCERNS.flatMap((concern) =>
+      getMetadataStorage()
+        .getTargetValidationMetadatas(concern, '', true, false)
+        .map((rule) => rule.propertyName),
     );
+    const declaredTwice = [...new Set(names)].filter(
+      (name) =>
+        CONCERNS.filter((concern) =>
+          getMetadataStorage()
+            .getTargetValidationMetadatas(concern, '', true, false)
+            .some((rule) => rule.propertyName === name),
+        ).length > 1,
+    );
+    expect(declaredTwice).toStrictEqual([]);
+    expect([...variablesRead().keys()]).toEqual(
+      expect.arrayContaining(['DATABASE_URL', 'AUTH_TOKENS', 'PORT']),
+    );
+  });
 
-    expect(variablesRead().filter((name) => !documented.has(name))).toStrictEqual([]);
+  it('are all described in the configuration reference, with the default the code gives them', async () => {
+    const rows = await documented();
+    const undocumented = [...variablesRead().keys()].filter((name) => !rows.has(name));
+    expect(undocumented).toStrictEqual([]);
+
+    const wrongDefaults = [...variablesRead()]
+      .filter(([, value]) => value !== undefined)
+      .filter(([name, value]) => rows.get(name) !== `\`${String(value)}\``)
+      .map(([name, value]) => `${name}: the code says ${String(value)}, the reference ${rows.get(name)}`);
+    expect(wrongDefaults).toStrictEqual([]);
   });
 
   it('all appear in .env.example', async () => {
     const example = await readFile('.env.example', 'utf8');
     const listed = new Set([...example.matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map(([, name]) => name));
 
-    expect(variablesRead().filter((name) => !listed.has(name))).toStrictEqual([]);
+    expect([...variablesRead().keys()].filter((name) => !listed.has(name))).toStrictEqual([]);
   });
 
-  it('are found: the list is not empty', () => {
-    expect(variablesRead()).toEqual(expect.arrayContaining(['DATABASE_URL', 'AUTH_TOKENS', 'PORT']));
+  it('fill in each default once, and treat an empty variable as unset', () => {
+    expect(readEnvironment(DatabaseEnvironment, {})).toMatchObject({
+      DATABASE_POOL_SIZE: 10,
+      DATABASE_MIGRATIONS_RUN: true,
+    });
+    expect(
+      readEnvironment(DatabaseEnvironment, { DATABASE_POOL_SIZE: '', DATABASE_MIGRATIONS_RUN: 'false' }),
+    ).toMatchObject({ DATABASE_POOL_SIZE: 10, DATABASE_MIGRATIONS_RUN: false });
+  });
+
+  it('name every problem of every concern at once', () => {
+    expect(() =>
+      readEnvironment(AppEnvironment, { PORT: 'eighty', DATABASE_POOL_SIZE: '0', METRICS_ENABLED: 'maybe' }),
+    ).toThrow(
+      /PORT must be an integer number[\s\S]*DATABASE_POOL_SIZE must not be less than 1[\s\S]*METRICS_ENABLED must be true or false/,
+    );
   });
 });

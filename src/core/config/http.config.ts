@@ -1,30 +1,64 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
+import { IsOptional, IsString } from 'class-validator';
 
-import { parseBooleanEnv, parseListEnv, readEnvironment } from './environment.js';
+import {
+  BooleanVariable,
+  Environment,
+  IntegerVariable,
+  parseListEnv,
+  readEnvironment,
+} from './environment.js';
+
+/** The HTTP edge: timeouts, proxies, browsers, metrics. */
+@Environment()
+export class HttpEnvironment {
+  /** A client gets this long to send its request headers (slow-header attacks), and this long for the whole request. */
+  @IntegerVariable(100, 600_000)
+  HTTP_HEADERS_TIMEOUT_MS = 10_000;
+
+  @IntegerVariable(100, 600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /** An idle keep-alive connection is closed after this long; keep it above a load balancer's idle timeout. */
+  @IntegerVariable(100, 600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+  /** Express's `trust proxy`: whose X-Forwarded-For names the client. Unset: none, the peer is the client. */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
+  /** Origins allowed to call the API from a browser; unset: CORS is off. */
+  @IsOptional()
+  @IsString()
+  CORS_ORIGINS?: string;
+
+  @BooleanVariable()
+  METRICS_ENABLED = true;
+
+  static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
+    return Number(env.HTTP_HEADERS_TIMEOUT_MS) > Number(env.HTTP_REQUEST_TIMEOUT_MS)
+      ? ['HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS']
+      : [];
+  }
+}
 
 export const httpConfig = registerAs('http', () => {
-  const env = readEnvironment();
+  const env = readEnvironment(HttpEnvironment);
   return {
-    /**
-     * Express's `trust proxy`: which proxies' `X-Forwarded-For` to believe for
-     * the client address (rate limits, logs). Unset: none, the peer is the client.
-     */
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
-    /** Origins allowed to call the API from a browser; empty: CORS is off. */
     corsOrigins: parseListEnv(env.CORS_ORIGINS),
-    /** A client gets this long to send its request headers (slow-header attacks), and this long for the whole request. */
-    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS ?? 10_000,
-    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS ?? 30_000,
-    /** An idle keep-alive connection is closed after this long; keep it above a load balancer's idle timeout. */
-    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? 5_000,
-    metricsEnabled: parseBooleanEnv(env.METRICS_ENABLED, true),
+    headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    metricsEnabled: env.METRICS_ENABLED,
   };
 });
 
 export type HttpConfig = ConfigType<typeof httpConfig>;
 
 function parseTrustProxy(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === '' || value === 'false') {
+  if (value === undefined || value === 'false') {
     return false;
   }
   if (value === 'true') {

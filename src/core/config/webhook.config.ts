@@ -1,11 +1,65 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
+import { IsOptional } from 'class-validator';
 
-import { decodeWebhookSecret, parseListEnv, readEnvironment } from './environment.js';
+import { Environment, IntegerVariable, parseListEnv, readEnvironment, VariableRule } from './environment.js';
+
+/** A Standard Webhooks secret is this prefix and the base64 of the HMAC key. */
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/** The key sizes the Standard Webhooks specification allows. */
+const MIN_WEBHOOK_KEY_BYTES = 24;
+const MAX_WEBHOOK_KEY_BYTES = 64;
+/** Padded base64 of the standard alphabet, as `base64` and every Standard Webhooks library write it. */
+const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The webhook subscribers, the signing secrets, delivery and upkeep of the outbox. */
+@Environment()
+export class WebhookEnvironment {
+  /** Subscribers told about every event; unset: no outbox row is written at all. */
+  @IsOptional()
+  @VariableRule('isUrlList', urlListProblems)
+  WEBHOOK_URLS?: string;
+
+  @IsOptional()
+  @VariableRule('isWebhookSecretList', webhookSecretProblems)
+  WEBHOOK_SECRET?: string;
+
+  /** One delivery attempt's time limit. */
+  @IntegerVariable(100, 60_000)
+  WEBHOOK_TIMEOUT_MS = 5_000;
+
+  /** Attempts before an event is given up as dead. */
+  @IntegerVariable(1, 100)
+  WEBHOOK_MAX_ATTEMPTS = 10;
+
+  /** The pause after the n-th failure is about base × 2^(n-1), at most max, with jitter. */
+  @IntegerVariable(10, 3_600_000)
+  WEBHOOK_BACKOFF_BASE_MS = 1_000;
+
+  @IntegerVariable(10, 86_400_000)
+  WEBHOOK_BACKOFF_MAX_MS = 300_000;
+
+  /** How often the outbox is looked at for due events (a new plant also wakes it). */
+  @IntegerVariable(10, 60_000)
+  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+
+  /** How long delivered and dead events are kept; 0: for ever. */
+  @IntegerVariable(0)
+  WEBHOOK_RETENTION_MS = 604_800_000;
+
+  /** How often each instance deletes the events past their retention. */
+  @IntegerVariable(1_000, 86_400_000)
+  WEBHOOK_CLEANUP_INTERVAL_MS = 600_000;
+
+  static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
+    return env.WEBHOOK_URLS && !env.WEBHOOK_SECRET
+      ? ['WEBHOOK_URLS needs WEBHOOK_SECRET, to sign what is sent']
+      : [];
+  }
+}
 
 export const webhookConfig = registerAs('webhook', () => {
-  const env = readEnvironment();
+  const env = readEnvironment(WebhookEnvironment);
   return {
-    /** Subscribers told about every event; none: no outbox row is written at all. */
     urls: parseListEnv(env.WEBHOOK_URLS),
     /**
      * The HMAC keys of WEBHOOK_SECRET's `whsec_` secrets (validated already):
@@ -13,20 +67,70 @@ export const webhookConfig = registerAs('webhook', () => {
      * move to a new key while the old one still verifies.
      */
     signingKeys: parseListEnv(env.WEBHOOK_SECRET).map((entry) => decodeWebhookSecret(entry)!),
-    /** One delivery attempt's time limit. */
-    timeoutMs: env.WEBHOOK_TIMEOUT_MS ?? 5_000,
-    /** Attempts before an event is given up as dead. */
-    maxAttempts: env.WEBHOOK_MAX_ATTEMPTS ?? 10,
-    /** The pause after the n-th failure is about base × 2^(n-1), at most max, with jitter. */
-    backoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS ?? 1_000,
-    backoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS ?? 300_000,
-    /** How often the outbox is looked at for due events (a new plant also wakes it). */
-    pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS ?? 1_000,
-    /** How long delivered and dead events are kept; 0: for ever. */
-    retentionMs: env.WEBHOOK_RETENTION_MS ?? 7 * 24 * 3_600_000,
-    /** How often each instance deletes the events past their retention. */
-    cleanupIntervalMs: env.WEBHOOK_CLEANUP_INTERVAL_MS ?? 600_000,
+    timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+    maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+    backoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,
+    backoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
+    pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+    retentionMs: env.WEBHOOK_RETENTION_MS,
+    cleanupIntervalMs: env.WEBHOOK_CLEANUP_INTERVAL_MS,
   };
 });
 
 export type WebhookConfig = ConfigType<typeof webhookConfig>;
+
+function urlListProblems(value: unknown): string[] {
+  const valid = parseListEnv(typeof value === 'string' ? value : '').every((entry) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(entry).protocol);
+    } catch {
+      return false;
+    }
+  });
+  return valid ? [] : ['WEBHOOK_URLS must list http:// or https:// URLs, separated by commas'];
+}
+
+/**
+ * The HMAC key of a `whsec_<base64>` secret, or undefined when the entry is
+ * not one. The base64 must be canonical (it encodes back to itself), so that
+ * a secret copied with a character lost or changed is refused rather than
+ * silently becoming another key.
+ */
+export function decodeWebhookSecret(entry: string): Buffer | undefined {
+  if (!entry.startsWith(WEBHOOK_SECRET_PREFIX)) {
+    return undefined;
+  }
+  const encoded = entry.slice(WEBHOOK_SECRET_PREFIX.length);
+  if (encoded.length === 0 || !BASE64_PATTERN.test(encoded)) {
+    return undefined;
+  }
+  const key = Buffer.from(encoded, 'base64');
+  return key.toString('base64') === encoded ? key : undefined;
+}
+
+/** What is wrong with each secret of the list, by position: a secret is never echoed. */
+function webhookSecretProblems(value: unknown): string[] {
+  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  if (entries.length === 0) {
+    return ['WEBHOOK_SECRET must list one or more secrets, separated by commas'];
+  }
+  return entries.flatMap((entry, index) => {
+    const position = `WEBHOOK_SECRET entry ${index + 1}`;
+    if (!entry.startsWith(WEBHOOK_SECRET_PREFIX)) {
+      // Most likely a secret of the signatures before Standard Webhooks: its bytes can stay the key.
+      return [
+        `${position} is not a Standard Webhooks secret (${WEBHOOK_SECRET_PREFIX} and the base64 of the key); ` +
+          `to keep the key of a plain secret, write ${WEBHOOK_SECRET_PREFIX} followed by ` +
+          `the output of: printf %s "$OLD_SECRET" | base64 | tr -d '\\n' (see docs/webhooks.md)`,
+      ];
+    }
+    const key = decodeWebhookSecret(entry);
+    if (!key) {
+      return [`${position} is not valid padded base64 after ${WEBHOOK_SECRET_PREFIX}`];
+    }
+    if (key.length < MIN_WEBHOOK_KEY_BYTES || key.length > MAX_WEBHOOK_KEY_BYTES) {
+      return [`${position} must encode a key of ${MIN_WEBHOOK_KEY_BYTES} to ${MAX_WEBHOOK_KEY_BYTES} bytes`];
+    }
+    return [];
+  });
+}

@@ -2,8 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 
-import { decodeWebhookSecret, readEnvironment } from '../config/environment.js';
-import { webhookConfig } from '../config/webhook.config.js';
+import { readEnvironment } from '../config/environment.js';
+import { decodeWebhookSecret, webhookConfig, WebhookEnvironment } from '../config/webhook.config.js';
 import { signWebhook } from './webhook-signature.js';
 
 const whsec = (key: Buffer) => `whsec_${key.toString('base64')}`;
@@ -70,7 +70,7 @@ describe('WEBHOOK_SECRET', () => {
 
   function problems(secret: string): string {
     try {
-      readEnvironment(environment(secret));
+      readEnvironment(WebhookEnvironment, environment(secret));
     } catch (error) {
       return (error as Error).message;
     }
