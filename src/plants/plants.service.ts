@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, type FindOptionsWhere, MoreThan, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
 
 import { type Int64, int64FromString, int64ToString } from '../core/common/int64.js';
 import { databaseConfig, type DatabaseConfig } from '../core/config/database.config.js';
+import { EntityReader, type ReadRow } from '../core/database/entity-reader.js';
 import { postgresPool } from '../core/database/postgres-pool.js';
 import { webhookConfig, type WebhookConfig } from '../core/config/webhook.config.js';
 import { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
@@ -15,6 +16,9 @@ import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
 import { PlantWriter } from './plant-writer.js';
 import { PlantsMetrics } from './plants.metrics.js';
 
+type PlantColumn = 'id' | 'name' | 'tag';
+type PlantRow = ReadRow<Plant, PlantColumn>;
+
 export interface PlantPage {
   readonly plants: StoredPlantView[];
   /** The `after` of the next page, when there is one. */
@@ -24,9 +28,10 @@ export interface PlantPage {
 @Injectable()
 export class PlantsService {
   private readonly writer: PlantWriter;
+  private readerOfPlants?: EntityReader<Plant, PlantColumn>;
 
   constructor(
-    @InjectDataSource() dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(Plant) private readonly plants: Repository<Plant>,
     @Inject(databaseConfig.KEY) database: DatabaseConfig,
     @Inject(webhookConfig.KEY) webhooks: WebhookConfig,
@@ -34,7 +39,7 @@ export class PlantsService {
     private readonly dispatcher: WebhookDispatcher,
   ) {
     // Creates use the pool TypeORM owns (one round trip per batch), not its query builder.
-    this.writer = new PlantWriter(() => postgresPool(dataSource), {
+    this.writer = new PlantWriter(() => postgresPool(this.dataSource), {
       concurrency: database.writeConcurrency,
       maxBatchSize: database.writeBatchSize,
       subscribers: webhooks.urls,
@@ -57,8 +62,14 @@ export class PlantsService {
     return PlantDto.from(stored);
   }
 
+  /** Reads by id and pages: prepared statements on TypeORM's pool, the columns from the entity. */
+  private get reader(): EntityReader<Plant, PlantColumn> {
+    this.readerOfPlants ??= new EntityReader(this.dataSource, Plant, ['id', 'name', 'tag']);
+    return this.readerOfPlants;
+  }
+
   async findOne(id: Int64): Promise<StoredPlantView> {
-    const plant = await this.plants.findOne({ where: { id: int64ToString(id) } });
+    const plant = await this.reader.findById(int64ToString(id));
     if (!plant) {
       throw new PlantNotFoundError(int64ToString(id));
     }
@@ -72,14 +83,11 @@ export class PlantsService {
    */
   async list(query: ListPlantsQueryDto): Promise<PlantPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const where: FindOptionsWhere<Plant> = {};
-    if (query.after !== undefined) {
-      where.id = MoreThan(int64ToString(query.after));
-    }
-    if (query.tag !== undefined) {
-      where.tag = query.tag;
-    }
-    const found = await this.plants.find({ where, order: { id: 'ASC' }, take: limit + 1 });
+    const found = await this.reader.page({
+      after: query.after === undefined ? undefined : int64ToString(query.after),
+      limit: limit + 1,
+      where: query.tag === undefined ? undefined : { tag: query.tag },
+    });
     const page = found.slice(0, limit);
     return {
       plants: page.map(view),
@@ -95,7 +103,7 @@ export class PlantsService {
   }
 }
 
-function view(plant: Plant): StoredPlantView {
+function view(plant: PlantRow): StoredPlantView {
   const id = int64FromString(plant.id);
   return plant.tag === null ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 }
