@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { DataSource, EntityMetadata, EntityTarget, ObjectLiteral } from 'typeorm';
 
+import { NaturalBatch } from './natural-batch.js';
 import { postgresPool } from './postgres-pool.js';
 
 /** A row as the reader answers it: the chosen properties, `bigint` columns as exact decimal text. */
@@ -31,6 +32,10 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly metadata: EntityMetadata;
   private readonly selectList: string;
   private readonly key: string;
+  private readonly keyProperty: string;
+  private readonly keyType: string;
+  /** Reads by id that arrive together go as one statement (see NaturalBatch). */
+  private readonly byId: NaturalBatch<string, ReadRow<E, K>>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -43,6 +48,12 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
       throw new Error(`${this.metadata.name}: EntityReader needs a single-column primary key`);
     }
     this.key = quote(primary[0].databaseName);
+    this.keyProperty = primary[0].propertyName;
+    this.keyType = typeof primary[0].type === 'string' ? primary[0].type : 'text';
+    if (!properties.includes(this.keyProperty as K)) {
+      throw new Error(`${this.metadata.name}: EntityReader must read the primary key, ${this.keyProperty}`);
+    }
+    this.byId = new NaturalBatch((ids) => this.findByIds(ids), { concurrency: 4, maxBatchSize: 256 });
     this.selectList = properties
       .map((property) => {
         const column = this.column(property);
@@ -54,14 +65,22 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
       .join(', ');
   }
 
-  /** The row under this primary key, or undefined. */
-  async findById(id: string): Promise<ReadRow<E, K> | undefined> {
+  /**
+   * The row under this primary key (given as its canonical text: decimal
+   * digits for a bigint), or undefined. Reads that arrive while others are
+   * in flight are answered by one statement together.
+   */
+  findById(id: string): Promise<ReadRow<E, K> | undefined> {
+    return this.byId.load(id);
+  }
+
+  private async findByIds(ids: string[]): Promise<ReadonlyMap<string, ReadRow<E, K>>> {
     const { rows } = await this.query(
-      'by-id',
-      () => `SELECT ${this.selectList} FROM ${this.table} WHERE ${this.key} = $1`,
-      [id],
+      'by-ids',
+      () => `SELECT ${this.selectList} FROM ${this.table} WHERE ${this.key} = ANY ($1::${this.keyType}[])`,
+      [ids],
     );
-    return rows[0];
+    return new Map(rows.map((row) => [String(row[this.keyProperty as K]), row]));
   }
 
   /** Up to `limit` rows in primary key order, after `after`, matching `where`. */
