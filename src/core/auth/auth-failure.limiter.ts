@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { FixedWindowThrottlerStorage } from '../rate-limit/fixed-window.storage.js';
+import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 import { tooManyRequests } from '../rate-limit/too-many-requests.js';
 
 const THROTTLER_NAME = 'auth-failures';
@@ -17,21 +17,26 @@ export class AuthFailureLimiter {
   private readonly windowMs: number;
 
   constructor(
-    private readonly storage: FixedWindowThrottlerStorage,
+    private readonly storage: RateLimitStorage,
     @Inject(authConfig.KEY) config: AuthConfig,
   ) {
     ({ limit: this.limit, windowMs: this.windowMs } = config.failureLimit);
   }
 
-  /** Throws 429 while `address` is blocked. */
-  assertAllowed(address: string | undefined): void {
+  /**
+   * Throws 429 while `address` is blocked: at once with counters in memory
+   * (undefined when allowed), or as the promise's rejection with counters in Redis.
+   */
+  assertAllowed(address: string | undefined): Promise<void> | undefined {
     if (this.limit === 0) {
-      return;
+      return undefined;
     }
     const wait = this.storage.blockedFor(keyOf(address));
-    if (wait > 0) {
-      throw tooManyRequests('Too many failed authentication attempts from this address', wait);
+    if (typeof wait === 'number') {
+      refuseWhileBlocked(wait);
+      return undefined;
     }
+    return wait.then(refuseWhileBlocked);
   }
 
   /** Counts a failed attempt; the one that reaches the limit is already refused with 429. */
@@ -49,6 +54,12 @@ export class AuthFailureLimiter {
     if (isBlocked) {
       throw tooManyRequests('Too many failed authentication attempts from this address', timeToBlockExpire);
     }
+  }
+}
+
+function refuseWhileBlocked(wait: number): void {
+  if (wait > 0) {
+    throw tooManyRequests('Too many failed authentication attempts from this address', wait);
   }
 }
 

@@ -8,6 +8,7 @@ import type { AuthConfig } from '../config/auth.config.js';
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { FixedWindowThrottlerStorage } from '../rate-limit/fixed-window.storage.js';
+import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
 import { Public } from './public.decorator.js';
@@ -53,10 +54,26 @@ async function refusal(
   throw new Error('the guard let the request through');
 }
 
-function limiter(limit = 1_000): AuthFailureLimiter {
-  return new AuthFailureLimiter(new FixedWindowThrottlerStorage(), {
+function limiter(
+  limit = 1_000,
+  storage: RateLimitStorage = new FixedWindowThrottlerStorage(),
+): AuthFailureLimiter {
+  return new AuthFailureLimiter(storage, {
     failureLimit: { limit, windowMs: 60_000 },
   } as AuthConfig);
+}
+
+/** Counters that answer later, as Redis does. */
+class RemoteStorage extends RateLimitStorage {
+  private readonly counters = new FixedWindowThrottlerStorage();
+
+  increment(...hit: Parameters<RateLimitStorage['increment']>) {
+    return this.counters.increment(...hit);
+  }
+
+  blockedFor(key: string): Promise<number> {
+    return Promise.resolve(this.counters.blockedFor(key));
+  }
 }
 
 describe('BearerAuthGuard', () => {
@@ -122,22 +139,36 @@ describe('BearerAuthGuard', () => {
     });
   });
 
-  it('refuses an address with 429 once it has failed too often, even with a valid token', async () => {
-    const strict = new BearerAuthGuard(new Reflector(), verifier, limiter(3));
-    const attempt = (token: string) => {
-      const { context, request } = contextFor('closed', `Bearer ${token}`);
-      Object.assign(request, { ip: '203.0.113.7' });
-      return refusal(() => strict.canActivate(context));
-    };
+  it.each([
+    ['in memory, checked at once', () => limiter(3)],
+    ['elsewhere, checked asynchronously', () => limiter(3, new RemoteStorage())],
+  ])(
+    'refuses an address with 429 once it has failed too often, even with a valid token (counters %s)',
+    async (_counters, strictLimiter) => {
+      const strict = new BearerAuthGuard(new Reflector(), verifier, strictLimiter());
+      const attempt = (token: string) => {
+        const { context, request } = contextFor('closed', `Bearer ${token}`);
+        Object.assign(request, { ip: '203.0.113.7' });
+        return refusal(() => strict.canActivate(context));
+      };
 
-    for (let failure = 1; failure <= 3; failure++) {
-      await expect(attempt('wrong-token-0123456789')).resolves.toMatchObject({ status: 401 });
-    }
-    await expect(attempt('wrong-token-0123456789')).resolves.toStrictEqual({
-      status: HttpStatus.TOO_MANY_REQUESTS,
-      challenge: undefined,
-      retryAfter: '60',
-    });
-    await expect(attempt(TOKEN)).resolves.toMatchObject({ status: HttpStatus.TOO_MANY_REQUESTS });
+      for (let failure = 1; failure <= 3; failure++) {
+        await expect(attempt('wrong-token-0123456789')).resolves.toMatchObject({ status: 401 });
+      }
+      await expect(attempt('wrong-token-0123456789')).resolves.toStrictEqual({
+        status: HttpStatus.TOO_MANY_REQUESTS,
+        challenge: undefined,
+        retryAfter: '60',
+      });
+      await expect(attempt(TOKEN)).resolves.toMatchObject({ status: HttpStatus.TOO_MANY_REQUESTS });
+    },
+  );
+
+  it('admits a valid token once counters held elsewhere have answered', async () => {
+    const remote = new BearerAuthGuard(new Reflector(), verifier, limiter(3, new RemoteStorage()));
+    const { context, request } = contextFor('closed', `Bearer ${TOKEN}`);
+
+    await expect(remote.canActivate(context)).resolves.toBe(true);
+    expect(request.principal?.subject).toBe('static-token-1');
   });
 });

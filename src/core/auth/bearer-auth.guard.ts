@@ -6,7 +6,7 @@ import { recordPrincipal } from '../logging/request-context.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
-import { readBearerCredentials } from './bearer-token.js';
+import { type BearerCredentials, readBearerCredentials } from './bearer-token.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 import { requiredScopesOf, type Scope } from './scopes.js';
@@ -38,7 +38,19 @@ export class BearerAuthGuard implements CanActivate {
     if (credentials.kind === 'none') {
       throw BearerChallenge.missingToken();
     }
-    this.failures.assertAllowed(request.ip);
+    // Counters in Redis answer the lockout check later; those in memory at once, with no promise.
+    const lockout = this.failures.assertAllowed(request.ip);
+    if (lockout) {
+      return lockout.then(() => this.authenticate(request, credentials, requiredScopes));
+    }
+    return this.authenticate(request, credentials, requiredScopes);
+  }
+
+  private authenticate(
+    request: Request,
+    credentials: Exclude<BearerCredentials, { kind: 'none' }>,
+    requiredScopes: readonly Scope[],
+  ): boolean | Promise<boolean> {
     if (credentials.kind === 'malformed') {
       return this.refuse(request);
     }

@@ -100,6 +100,16 @@ export class AuthEnvironment {
   @IntegerVariable(1_000)
   RATE_LIMIT_TOKEN_WINDOW_MS = 60_000;
 
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, protocols: ['redis', 'rediss'], require_protocol: true },
+    { message: 'REDIS_URL must be a redis:// or rediss:// URL' },
+  )
+  REDIS_URL?: string;
+
+  @IntegerVariable(10, 1_000)
+  REDIS_TIMEOUT_MS = 100;
+
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
     const problems: string[] = [];
     const jwksUrl = typeof env.AUTH_JWKS_URL === 'string' ? env.AUTH_JWKS_URL : undefined;
@@ -137,6 +147,8 @@ export const authConfig = registerAs('auth', () => {
     failureLimit: { limit: env.RATE_LIMIT_AUTH_FAILURES, windowMs: env.RATE_LIMIT_AUTH_WINDOW_MS },
     /** Requests one token may make per window (0: no limit). */
     tokenLimit: { limit: env.RATE_LIMIT_PER_TOKEN, windowMs: env.RATE_LIMIT_TOKEN_WINDOW_MS },
+    /** Where every instance counts both limits together (unset: each in its own memory). */
+    redis: env.REDIS_URL ? { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS } : undefined,
   };
 });
 

@@ -1,7 +1,6 @@
-import { Injectable, type OnModuleDestroy } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { OnModuleDestroy } from '@nestjs/common';
 
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+import { RateLimitStorage, secondsFrom, type ThrottlerStorageRecord } from './rate-limit.storage.js';
 
 interface Window {
   hits: number;
@@ -21,15 +20,12 @@ const SWEEP_INTERVAL_MS = 60_000;
  * edge, which is acceptable for limits meant to stop runaway clients.
  *
  * Counters live in this process: with several instances each counts its own
- * share (see the README). A shared store (for example Redis) can take this
- * class's place behind the same `ThrottlerStorage` interface.
+ * share, unless `REDIS_URL` puts them in Redis (`RedisThrottlerStorage`).
  */
-@Injectable()
-export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
+export class FixedWindowThrottlerStorage extends RateLimitStorage implements OnModuleDestroy {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
 
-  /** The key already names the throttler (see the guard's `generateKey`). */
   increment(
     key: string,
     ttl: number,
@@ -55,17 +51,16 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnModuleDe
     const isBlocked = window.blockedUntil > now;
     return Promise.resolve({
       totalHits: window.hits,
-      timeToExpire: seconds(window.endsAt - now),
+      timeToExpire: secondsFrom(window.endsAt - now),
       isBlocked,
-      timeToBlockExpire: isBlocked ? seconds(window.blockedUntil - now) : 0,
+      timeToBlockExpire: isBlocked ? secondsFrom(window.blockedUntil - now) : 0,
     });
   }
 
-  /** Seconds until `key` may be used again; 0 when it is not blocked. Counts nothing. */
   blockedFor(key: string): number {
     const window = this.windows.get(key);
     const now = Date.now();
-    return window && window.blockedUntil > now ? seconds(window.blockedUntil - now) : 0;
+    return window && window.blockedUntil > now ? secondsFrom(window.blockedUntil - now) : 0;
   }
 
   onModuleDestroy(): void {
@@ -79,8 +74,4 @@ export class FixedWindowThrottlerStorage implements ThrottlerStorage, OnModuleDe
       }
     }
   }
-}
-
-function seconds(milliseconds: number): number {
-  return Math.max(1, Math.ceil(milliseconds / 1000));
 }

@@ -2,8 +2,8 @@ import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
-import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { RateLimitStorageModule } from './rate-limit-storage.module.js';
+import { RateLimitStorage } from './rate-limit.storage.js';
 import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
 
 @Module({
@@ -11,8 +11,8 @@ import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js
     RateLimitStorageModule,
     ThrottlerModule.forRootAsync({
       imports: [RateLimitStorageModule],
-      inject: [authConfig.KEY, FixedWindowThrottlerStorage],
-      useFactory: (auth: AuthConfig, storage: FixedWindowThrottlerStorage) => ({
+      inject: [authConfig.KEY, RateLimitStorage],
+      useFactory: (auth: AuthConfig, storage: RateLimitStorage) => ({
         storage,
         // X-RateLimit-* headers on every answer cost more than they tell; 429s carry Retry-After.
         setHeaders: false,

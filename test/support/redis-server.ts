@@ -1,0 +1,104 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { freePort } from './service-process.js';
+
+const REDIS_SERVER = 'redis-server';
+
+export interface RedisServer {
+  readonly port: number;
+  /** `redis://` on loopback, with the password when there is one. */
+  readonly url: string;
+  /** Stops the server (SIGTERM; it keeps nothing), leaving its port to a later `start()`. */
+  stop(): Promise<void>;
+  /** Starts it again, empty, on the same port. */
+  start(): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) it: a Redis that hangs rather than refuses. */
+  signal(signal: 'SIGSTOP' | 'SIGCONT'): void;
+}
+
+/**
+ * A throw-away `redis-server` of the test's own on a free loopback port,
+ * without persistence, that the test may stop, restart and freeze. The
+ * shared rate-limit tests need a real Redis: without `redis-server` on the
+ * PATH they fail, saying so (`apt-get install redis-server`).
+ */
+export async function startRedisServer({ password }: { password?: string } = {}): Promise<RedisServer> {
+  const port = await freePort();
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
+  if (password) {
+    args.push('--requirepass', password);
+  }
+  let server = await launch(args, port, password);
+  return {
+    port,
+    url: password
+      ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`
+      : `redis://127.0.0.1:${port}`,
+    stop: async () => {
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = once(server, 'exit');
+        server.kill('SIGCONT');
+        server.kill('SIGTERM');
+        await exited;
+      }
+    },
+    start: async () => {
+      server = await launch(args, port, password);
+    },
+    signal: (signal) => {
+      server.kill(signal);
+    },
+  };
+}
+
+async function launch(args: string[], port: number, password?: string): Promise<ChildProcess> {
+  const server = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  server.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const failed = new Promise<never>((_resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? new Error(
+              `${REDIS_SERVER} is not installed: the shared rate-limit tests need it (apt-get install redis-server)`,
+            )
+          : error,
+      ),
+    );
+    server.once('exit', (code) =>
+      reject(new Error(`${REDIS_SERVER} exited with ${String(code)}:\n${output}`)),
+    );
+  });
+  failed.catch(() => undefined);
+  const deadline = Date.now() + 10_000;
+  while (!(await Promise.race([answersPong(port, password), failed]))) {
+    if (Date.now() > deadline) {
+      server.kill('SIGKILL');
+      throw new Error(`${REDIS_SERVER} did not answer PING on port ${port}:\n${output}`);
+    }
+    await sleep(25);
+  }
+  return server;
+}
+
+/** Whether the server answers PING (after AUTH, with a password), over a plain socket. */
+function answersPong(port: number, password?: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setTimeout(1_000, () => socket.destroy());
+    socket.on('connect', () => socket.write(`${password ? `AUTH ${password}\r\n` : ''}PING\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString();
+      if (reply.includes('+PONG') || reply.includes('-')) {
+        socket.end();
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(reply.includes('+PONG')));
+  });
+}
