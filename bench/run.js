@@ -1,22 +1,36 @@
 /**
  * npm run bench [-- options]
  *
- * Measures POST /plants three ways, in one rotation per concurrency, on one
- * PostgreSQL (an embedded one by default, or DATABASE_URL):
- *   ceiling  the same INSERT sent straight through pg by N concurrent loops (no HTTP)
- *   floor    bench/floor-server.js, a minimal node:http + pg server with the same contract
- *   service  the compiled service, production configuration (JSON logs at info, metrics on,
- *            the V8 flags of package.json config.nodeOptions)
- * and the service's start-up time, and (with --preload) how its latency holds
- * up with millions of rows in the table. Prints a table, and writes it as JSON
- * to bench/results/.
+ * Compares, in one run on one PostgreSQL (an embedded one by default, or
+ * DATABASE_URL, whose name must say bench or test):
+ *   floor    bench/floor-server.js: the same contract hand-written on node:http + pg
+ *   ceiling  bench/ceiling-server.js: node:http answering POST /plants with no database
+ *   service  dist/main.js in its production configuration (NODE_ENV=production, JSON
+ *            logs at info written to a file, metrics on, package.json config.nodeOptions)
+ * on POST /plants (unique ids), GET /plants/{id} and GET /plants?limit=20&after=… (random
+ * ids and pages of N preloaded rows), the targets taking turns at each route and
+ * concurrency, the whole rotation repeated --rounds times. Before the load, a contract
+ * check asks the floor and the service the same requests and compares their answers.
+ * Prints a table per round and writes everything as JSON to bench/results/.
  *
- * Options: --duration 10 --warmup 3 --concurrency 8,32,64 --preload 0 --load-generator wrk|autocannon
+ * Options, with their defaults (and --help, which prints this):
+ *   --duration 10            seconds measured per run
+ *   --warmup 3               seconds of load before each measured run
+ *   --concurrency 8,32,64    connections for POST /plants
+ *   --read-concurrency 32,64 connections for the reads
+ *   --preload 1000000        plants preloaded (ids 1..N; every 4th tagged "fern")
+ *   --rounds 1               times the whole rotation is run
+ *   --routes create,get,list (also: list-tag, pages of one tag)
+ *   --targets floor,ceiling,service
+ *   --load-generator wrk|autocannon   (wrk when installed)
+ *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
+ *                            follows its DATABASE_WRITE_CONCURRENCY too)
+ *   --label TEXT             names the run in the JSON
  */
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -26,115 +40,204 @@ import { parseArgs, promisify } from 'node:util';
 import pg from 'pg';
 
 import { EmbeddedPostgres } from '../dist/core/database/embedded-postgres.js';
-import { INSERT_PLANT } from './insert-plant.js';
+import { answersOf, contractProbes, differencesOf } from './contract-check.js';
 
 const run = promisify(execFile);
+
+const ROUTES = {
+  create: { label: 'POST /plants', script: 'bench/create.lua', method: 'POST', writes: true },
+  get: { label: 'GET /plants/{id}', script: 'bench/get.lua', method: 'GET' },
+  list: { label: 'GET /plants?limit=20&after=…', script: 'bench/list.lua', method: 'GET' },
+  'list-tag': {
+    label: 'GET /plants?limit=20&after=…&tag=fern',
+    script: 'bench/list.lua',
+    method: 'GET',
+    tag: 'fern',
+  },
+};
+const TARGETS = ['floor', 'ceiling', 'service'];
+const PAGE_SIZE = 20;
+/** Every TAG_EVERY-th preloaded plant carries the tag "fern". */
+const TAG_EVERY = 4;
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8,32,64' },
-    preload: { type: 'string', default: '0' },
+    'read-concurrency': { type: 'string', default: '32,64' },
+    preload: { type: 'string', default: '1000000' },
+    rounds: { type: 'string', default: '1' },
+    routes: { type: 'string', default: 'create,get,list' },
+    targets: { type: 'string', default: 'floor,ceiling,service' },
     'load-generator': { type: 'string' },
-    targets: { type: 'string', default: 'ceiling,floor,service' },
+    'service-env': { type: 'string', multiple: true, default: [] },
+    label: { type: 'string' },
+    help: { type: 'boolean', default: false },
   },
 });
-const DURATION_S = Number(args.duration);
-const WARMUP_S = Number(args.warmup);
-const CONCURRENCY = args.concurrency.split(',').map(Number);
-const PRELOAD = Number(args.preload);
-const TARGETS = new Set(args.targets.split(','));
-const TOKEN = randomBytes(24).toString('base64url');
-const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'autocannon');
-let nextIdBase = 1_000_000_000_000;
-
-async function main() {
-  const { url, stop: stopDatabase } = await database();
-  const db = new pg.Pool({ connectionString: url, max: 2 });
-  const results = { machine: await machine(url), loadGenerator, durationS: DURATION_S, runs: [] };
-  const children = [];
-  try {
-    // Migrations first, so that the start-up measured next finds the database ready.
-    await stopProcess(await startService(url, await freePort()));
-    const port = await freePort();
-    const startedAt = performance.now();
-    const service = await startService(url, port);
-    children.push(service);
-    results.startupMs = Math.round((await firstCreate(`http://127.0.0.1:${port}`, startedAt)) * 10) / 10;
-    console.log(`Start-up to the first 200 on POST /plants: ${results.startupMs} ms`);
-
-    const floorPort = await freePort();
-    const floor = spawnNode(['bench/floor-server.js'], {
-      DATABASE_URL: url,
-      AUTH_TOKENS: TOKEN,
-      FLOOR_PORT: String(floorPort),
-    });
-    children.push(floor);
-    await waitForPort(floorPort);
-
-    for (const concurrency of CONCURRENCY) {
-      const row = { concurrency };
-      if (TARGETS.has('ceiling')) {
-        await truncate(db);
-        row.ceiling = await ceiling(url, concurrency);
-        print('ceiling', concurrency, row.ceiling);
-      }
-      if (TARGETS.has('floor')) {
-        await truncate(db);
-        row.floor = await httpLoad(`http://127.0.0.1:${floorPort}`, concurrency);
-        print('floor', concurrency, row.floor);
-      }
-      if (TARGETS.has('service')) {
-        await truncate(db);
-        row.service = await httpLoad(`http://127.0.0.1:${port}`, concurrency);
-        row.service.rssMb = await rssMb(service.pid);
-        print('service', concurrency, row.service);
-      }
-      if (row.service && row.floor) row.serviceToFloor = round(row.service.rps / row.floor.rps);
-      if (row.service && row.ceiling) row.serviceToCeiling = round(row.service.rps / row.ceiling.rps);
-      results.runs.push(row);
-    }
-
-    if (PRELOAD > 0) {
-      const concurrency = 32;
-      await truncate(db);
-      const empty = await httpLoad(`http://127.0.0.1:${port}`, concurrency);
-      console.log(`Preloading ${PRELOAD.toLocaleString('en')} rows …`);
-      await db.query(
-        `INSERT INTO plants (id, name, tag) SELECT -g, 'Preloaded plant ' || g, CASE WHEN g % 2 = 0 THEN 'even' END
-         FROM generate_series(1, $1::bigint) AS g`,
-        [PRELOAD],
-      );
-      await db.query('VACUUM ANALYZE plants');
-      const loaded = await httpLoad(`http://127.0.0.1:${port}`, concurrency);
-      results.growth = {
-        rows: PRELOAD,
-        concurrency,
-        empty,
-        loaded,
-        p99Ratio: round(loaded.p99Ms / empty.p99Ms),
-      };
-      print(`service, empty`, concurrency, empty);
-      print(`service, ${PRELOAD.toLocaleString('en')} rows`, concurrency, loaded);
-      console.log(`p99 with ${PRELOAD.toLocaleString('en')} rows / p99 empty: ${results.growth.p99Ratio}`);
-    }
-  } finally {
-    await Promise.all(children.map(stopProcess));
-    await db.end();
-    await stopDatabase();
-  }
-
-  table(results);
-  await mkdir('bench/results', { recursive: true });
-  const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
-  await writeFile('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
-  console.log(`\nWritten to ${file} (and bench/results/latest.json)`);
+if (args.help) {
+  const source = await readFile(new URL(import.meta.url), 'utf8');
+  console.log(/\/\*\*\n([\s\S]*?)\*\//.exec(source)[1].replace(/^ \* ?/gm, ''));
+  process.exit(0);
 }
 
-/** DATABASE_URL (whose name must say bench or test: its table is truncated), or an embedded PostgreSQL. */
-async function database() {
+const DURATION_S = positiveNumber('duration', args.duration);
+const WARMUP_S = positiveNumber('warmup', args.warmup, true);
+const CONCURRENCY = numberList('concurrency', args.concurrency);
+const READ_CONCURRENCY = numberList('read-concurrency', args['read-concurrency']);
+const PRELOAD = positiveNumber('preload', args.preload, true);
+const ROUNDS = positiveNumber('rounds', args.rounds);
+const ROUTE_NAMES = nameList('routes', args.routes, Object.keys(ROUTES));
+const TARGET_NAMES = TARGETS.filter((target) => nameList('targets', args.targets, TARGETS).includes(target));
+const SERVICE_ENV = serviceEnv(args['service-env']);
+const TOKEN = randomBytes(24).toString('base64url');
+const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'autocannon');
+if (loadGenerator !== 'wrk' && loadGenerator !== 'autocannon') {
+  usage(`--load-generator must be wrk or autocannon, not ${loadGenerator}`);
+}
+if (ROUTE_NAMES.some((route) => !ROUTES[route].writes) && PRELOAD < 1000) {
+  usage('the read routes need --preload 1000 or more');
+}
+
+/** The V8 flags production runs with (package.json config.nodeOptions, the Dockerfile's CMD): for all three servers. */
+const NODE_FLAGS = JSON.parse(await readFile('package.json', 'utf8')).config.nodeOptions.split(' ');
+/** Creates use ids far above the preloaded ones; start-up probes use ids below 1. */
+let nextIdBase = 1_000_000_000_000;
+let nextProbeId = -1_000_000;
+const children = new Set();
+const logFiles = [];
+const CLOCK_TICKS =
+  Number(
+    await run('getconf', ['CLK_TCK']).then(
+      ({ stdout }) => stdout.trim(),
+      () => '100',
+    ),
+  ) || 100;
+
+async function main() {
+  const startedAt = new Date();
+  const plan = runPlan();
+  const runCount =
+    ROUNDS *
+    plan.reduce(
+      (sum, { route }) =>
+        sum + TARGET_NAMES.filter((target) => target !== 'ceiling' || ROUTES[route].writes).length,
+      0,
+    );
+  console.log(
+    `${runCount} runs of ${WARMUP_S} + ${DURATION_S} s (${ROUNDS} round${ROUNDS > 1 ? 's' : ''}), load generator ` +
+      `${loadGenerator}: about ${Math.ceil((runCount * (WARMUP_S + DURATION_S + 1)) / 60)} min, and the preload`,
+  );
+  const database = await startDatabase();
+  const db = new pg.Pool({ connectionString: database.url, max: 2 });
+  const results = {
+    label: args.label ?? null,
+    startedAt: startedAt.toISOString(),
+    machine: await machine(db),
+    loadGenerator,
+    options: {
+      durationS: DURATION_S,
+      warmupS: WARMUP_S,
+      concurrency: CONCURRENCY,
+      readConcurrency: READ_CONCURRENCY,
+      preload: PRELOAD,
+      rounds: ROUNDS,
+      routes: ROUTE_NAMES,
+      targets: TARGET_NAMES,
+      serviceEnv: maskedEnv(SERVICE_ENV),
+    },
+  };
+  const servers = {};
+  try {
+    // Migrations first, so that the start-up measured later finds the database ready.
+    await stopProcess(await startServer('service', database.url, { measureStartup: false }));
+    results.preload = await preload(db);
+
+    for (const target of TARGET_NAMES) {
+      servers[target] = await startServer(target, database.url, { measureStartup: target !== 'ceiling' });
+    }
+    results.startupMs = Object.fromEntries(
+      Object.entries(servers)
+        .filter(([, server]) => server.startupMs !== undefined)
+        .map(([target, server]) => [target, server.startupMs]),
+    );
+    console.log(
+      `Start-up, process start to the first 200 on POST /plants: ${Object.entries(results.startupMs)
+        .map(([target, ms]) => `${target} ${ms} ms`)
+        .join(', ')}`,
+    );
+
+    if (servers.floor && servers.service) {
+      results.contract = await checkContract(db, servers.floor, servers.service);
+    }
+
+    results.rounds = [];
+    for (let number = 1; number <= ROUNDS; number++) {
+      const runs = [];
+      for (const { route, concurrency } of plan) {
+        const row = { route, concurrency };
+        for (const target of TARGET_NAMES) {
+          if (target === 'ceiling' && !ROUTES[route].writes) {
+            continue;
+          }
+          row[target] = await measure(db, servers[target], route, concurrency);
+          printRun(number, row.route, concurrency, target, row[target]);
+        }
+        row.ratios = ratios(row);
+        runs.push(row);
+      }
+      results.rounds.push({ round: number, runs });
+    }
+  } finally {
+    await Promise.all([...children].map(stopProcess));
+    if (process.env.DATABASE_URL) {
+      // The preloaded plants alone, so that the next run on this database can keep them.
+      await deleteCreated(db).catch(() => undefined);
+    }
+    await db.end();
+    await database.stop();
+  }
+
+  results.finishedAt = new Date().toISOString();
+  if (ROUNDS > 1) {
+    results.median = medianRuns(results.rounds);
+  }
+  results.invalid = invalidRuns(results);
+  results.valid = results.invalid.length === 0;
+  results.logs = await logSizes(servers);
+  for (const log of Object.values(results.logs)) {
+    // Only an invalid run's logs are worth keeping: the service's hold a line per request.
+    log.kept = !results.valid;
+    if (!log.kept) {
+      await rm(log.file, { force: true });
+    }
+  }
+
+  report(results);
+  await mkdir('bench/results', { recursive: true });
+  const file = `bench/results/${startedAt.toISOString().replace(/[:.]/g, '-')}.json`;
+  const text = `${JSON.stringify(results, null, 2)}\n`;
+  await writeFile(file, text);
+  await writeFile('bench/results/latest.json', text);
+  console.log(`\nWritten to ${file} (and bench/results/latest.json)`);
+  if (!results.valid) {
+    process.exitCode = 1;
+  }
+}
+
+/** Each route at each of its concurrencies, in order: the targets take turns at each. */
+function runPlan() {
+  return ROUTE_NAMES.flatMap((route) =>
+    (ROUTES[route].writes ? CONCURRENCY : READ_CONCURRENCY).map((concurrency) => ({ route, concurrency })),
+  );
+}
+
+// ---------------------------------------------------------------------------
+// The database
+
+/** DATABASE_URL (whose name must say bench or test: plants are deleted), or an embedded PostgreSQL. */
+async function startDatabase() {
   if (process.env.DATABASE_URL) {
     const name = new URL(process.env.DATABASE_URL).pathname.slice(1);
     if (!/bench|test/i.test(name)) {
@@ -157,173 +260,441 @@ async function database() {
   };
 }
 
-/** The V8 flags production runs with (package.json config.nodeOptions, the Dockerfile's CMD). */
-const SERVICE_NODE_FLAGS = JSON.parse(await readFile('package.json', 'utf8')).config.nodeOptions.split(' ');
-
-function startService(url, port) {
-  const child = spawnNode([...SERVICE_NODE_FLAGS, 'dist/main.js'], {
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATABASE_URL: url,
-    AUTH_TOKENS: TOKEN,
-    LOG_LEVEL: 'info',
-    LOG_FORMAT: 'json',
-    METRICS_ENABLED: 'true',
-    // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
-    RATE_LIMIT_PER_TOKEN: '100000000',
-  });
-  return waitForPort(port).then(() => child);
+/**
+ * Plants 1..N in one statement, then VACUUM ANALYZE. A table that holds exactly
+ * those already (a reused DATABASE_URL) is kept as it is.
+ */
+async function preload(db) {
+  const {
+    rows: [table],
+  } = await db.query(
+    'SELECT count(*)::text AS count, min(id)::text AS min, max(id)::text AS max FROM plants',
+  );
+  if (PRELOAD > 0 && table.count === String(PRELOAD) && table.min === '1' && table.max === String(PRELOAD)) {
+    console.log(`Preload: the table holds plants 1..${PRELOAD} already`);
+    return { rows: PRELOAD, seconds: 0, reused: true };
+  }
+  const started = performance.now();
+  await db.query('TRUNCATE plants');
+  if (PRELOAD > 0) {
+    console.log(`Preloading ${PRELOAD.toLocaleString('en')} plants …`);
+    await db.query(
+      `INSERT INTO plants (id, name, tag)
+       SELECT g, 'Plant ' || g, CASE WHEN g % ${TAG_EVERY} = 0 THEN 'fern' END FROM generate_series(1, $1::bigint) AS g`,
+      [PRELOAD],
+    );
+    await db.query('VACUUM ANALYZE plants');
+    await db.query('CHECKPOINT');
+  }
+  const seconds = round((performance.now() - started) / 1000, 1);
+  console.log(`Preload: ${seconds} s`);
+  return { rows: PRELOAD, seconds, reused: false };
 }
 
-function spawnNode(argv, env) {
+/** Deletes what creates wrote (ids outside 1..N), not the preloaded plants; then VACUUM and CHECKPOINT. */
+async function deleteCreated(db) {
+  await db.query('DELETE FROM plants WHERE id < 1 OR id > $1', [PRELOAD]);
+  await db.query('VACUUM plants');
+  await db.query('CHECKPOINT');
+}
+
+// ---------------------------------------------------------------------------
+// The servers
+
+async function startServer(target, databaseUrl, { measureStartup }) {
+  const port = await freePort();
+  const common = { HOST: '127.0.0.1', PORT: String(port), AUTH_TOKENS: TOKEN };
+  const scripts = {
+    floor: [
+      'bench/floor-server.js',
+      {
+        ...common,
+        DATABASE_URL: databaseUrl,
+        // The floor batches creates as the service does: the same statements in flight.
+        ...(SERVICE_ENV.DATABASE_WRITE_CONCURRENCY
+          ? { DATABASE_WRITE_CONCURRENCY: SERVICE_ENV.DATABASE_WRITE_CONCURRENCY }
+          : {}),
+      },
+    ],
+    ceiling: ['bench/ceiling-server.js', common],
+    service: [
+      'dist/main.js',
+      {
+        ...common,
+        NODE_ENV: 'production',
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+        METRICS_ENABLED: 'true',
+        // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
+        RATE_LIMIT_PER_TOKEN: '100000000',
+        ...SERVICE_ENV,
+      },
+    ],
+  };
+  const [script, env] = scripts[target];
+  const startedAt = performance.now();
+  const server = spawnNode(target, script, env);
+  server.base = `http://127.0.0.1:${port}`;
+  if (measureStartup) {
+    server.startupMs = round(await firstCreate(server, startedAt), 1);
+  } else {
+    await waitForPort(server, port);
+  }
+  return server;
+}
+
+function spawnNode(target, script, env) {
   // Logs go straight to a file, as a log collector would take them: written, not thrown away,
   // and without this process relaying them (which would take CPU from the process under test).
-  const script = argv.at(-1).replace(/\W/g, '-');
-  const fd = openSync(join(os.tmpdir(), `plant-store-bench-${script}-${process.pid}.log`), 'a');
-  const child = spawn(process.execPath, argv, {
+  const logFile = join(os.tmpdir(), `plant-store-bench-${target}-${process.pid}.log`);
+  const fd = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [...NODE_FLAGS, script], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
+  child.target = target;
+  child.logFile = logFile;
+  logFiles.push(logFile);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   return child;
 }
 
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+function assertRunning(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    throw new Error(
+      `The ${child.target} exited (${child.signalCode ?? `code ${child.exitCode}`}); its log: ${child.logFile}`,
+    );
+  }
 }
 
-async function firstCreate(base, startedAt) {
-  for (let id = 1; ; id++) {
-    const ok = await fetch(`${base}/plants`, {
+async function stopProcess(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return;
+  }
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killed = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(killed);
+}
+
+/** Milliseconds from `startedAt` to the first 200 on POST /plants. */
+async function firstCreate(server, startedAt) {
+  for (;;) {
+    assertRunning(server);
+    if (performance.now() - startedAt > 60_000) {
+      throw new Error(`The ${server.target} answers no 200 to POST /plants; its log: ${server.logFile}`);
+    }
+    const ok = await fetch(`${server.base}/plants`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, name: 'Start-up plant' }),
+      body: JSON.stringify({ id: nextProbeId--, name: 'Start-up plant' }),
     }).then(
       (response) => response.status === 200,
       () => false,
     );
-    if (ok) return performance.now() - startedAt;
+    if (ok) {
+      return performance.now() - startedAt;
+    }
     await sleep(5);
   }
 }
 
-/** The same INSERT as the floor's, through pg alone: what PostgreSQL can take from N connections. */
-async function ceiling(url, concurrency) {
-  const pool = new pg.Pool({ connectionString: url, max: concurrency });
-  const phase = async (seconds, latencies) => {
-    const until = performance.now() + seconds * 1000;
-    let id = (nextIdBase += 1_000_000_000);
-    let count = 0;
-    let errors = 0;
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (performance.now() < until) {
-          const started = performance.now();
-          try {
-            await pool.query({ ...INSERT_PLANT, values: [String(id++), 'Bench plant', 'bench'] });
-            count++;
-            latencies?.push(performance.now() - started);
-          } catch {
-            errors++;
-          }
-        }
-      }),
-    );
-    return { count, errors };
-  };
-  await phase(WARMUP_S);
-  const latencies = [];
-  const started = performance.now();
-  const { count, errors } = await phase(DURATION_S, latencies);
-  const seconds = (performance.now() - started) / 1000;
-  await pool.end();
-  latencies.sort((a, b) => a - b);
-  return {
-    rps: Math.round(count / seconds),
-    p50Ms: round(latencies[Math.floor(latencies.length * 0.5)]),
-    p99Ms: round(latencies[Math.floor(latencies.length * 0.99)]),
-    errors,
-    non2xx: 0,
-  };
+async function waitForPort(server, port) {
+  for (let attempt = 0; attempt < 1200; attempt++) {
+    assertRunning(server);
+    const open = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.end(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) {
+      return;
+    }
+    await sleep(50);
+  }
+  throw new Error(`The ${server.target} does not listen on port ${port}; its log: ${server.logFile}`);
 }
 
-async function httpLoad(base, concurrency) {
-  await loadOnce(base, concurrency, WARMUP_S);
-  return loadOnce(base, concurrency, DURATION_S);
+// ---------------------------------------------------------------------------
+// The contract check and the load
+
+async function checkContract(db, floor, service) {
+  const probes = contractProbes(TOKEN, PRELOAD);
+  await deleteCreated(db);
+  const floorAnswers = await answersOf(floor.base, probes);
+  await deleteCreated(db);
+  const serviceAnswers = await answersOf(service.base, probes);
+  await deleteCreated(db);
+  const differences = differencesOf(probes, floorAnswers, serviceAnswers);
+  console.log(
+    `Contract check: ${probes.length} requests, ` +
+      (differences.length === 0
+        ? 'the floor and the service answer them alike'
+        : `${differences.length} differences between the floor and the service:`),
+  );
+  for (const { probe, what, floor: a, service: b } of differences) {
+    console.log(`  ${probe}: ${what}: floor ${clip(a)}, service ${clip(b)}`);
+  }
+  return { requests: probes.length, differences };
 }
 
-async function loadOnce(base, concurrency, seconds) {
-  const idBase = (nextIdBase += 1_000_000_000_000);
+async function measure(db, server, route, concurrency) {
+  assertRunning(server);
+  // Every run finds the preloaded plants alone, whatever ran before it.
+  await deleteCreated(db);
+  if (WARMUP_S > 0) {
+    await load(server.base, route, concurrency, WARMUP_S);
+  }
+  const cpuBefore = await cpuSeconds(server.pid);
+  const result = await load(server.base, route, concurrency, DURATION_S);
+  const cpuAfter = await cpuSeconds(server.pid);
+  assertRunning(server);
+  const cpuUs = Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests);
+  result.cpuUsPerRequest = Number.isFinite(cpuUs) ? cpuUs : null;
+  result.rssMb = await rssMb(server.pid);
+  result.valid = result.non2xx === 0 && result.errors === 0 && result.requests > 0;
+  return result;
+}
+
+async function load(base, route, concurrency, seconds) {
+  const { script, method, tag } = ROUTES[route];
+  const seed = randomInt(1, 2 ** 31);
+  // Pages start at a random `after` chosen so that every page is full and has a next one.
+  const maxAfter = PRELOAD - (PAGE_SIZE + 1) * (tag ? TAG_EVERY : 1);
+  const idBase = method === 'POST' ? (nextIdBase += 1_000_000_000_000) : 0;
   if (loadGenerator === 'wrk') {
     const { stdout } = await run(
       'wrk',
-      [
-        '-t1',
-        `-c${concurrency}`,
-        `-d${seconds}s`,
-        '--timeout',
-        '10s',
-        '-s',
-        'bench/create.lua',
-        `${base}/plants`,
-      ],
-      { env: { ...process.env, BENCH_TOKEN: TOKEN, ID_BASE: String(idBase) } },
+      ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, `${base}/plants`],
+      {
+        env: {
+          ...process.env,
+          BENCH_TOKEN: TOKEN,
+          ID_BASE: String(idBase),
+          MAX_ID: String(PRELOAD),
+          MAX_AFTER: String(maxAfter),
+          LIMIT: String(PAGE_SIZE),
+          SEED: String(seed),
+          ...(tag ? { TAG: tag } : {}),
+        },
+      },
     );
     const result = JSON.parse(stdout.split('WRK_RESULT ')[1]);
     return {
       rps: Math.round(result.requests / (result.duration_us / 1e6)),
       p50Ms: round(result.p50_us / 1000),
       p99Ms: round(result.p99_us / 1000),
+      maxMs: round(result.max_us / 1000),
+      requests: result.requests,
       errors: result.errors_connect + result.errors_read + result.errors_write + result.errors_timeout,
       non2xx: result.non2xx,
+      seed,
     };
   }
   const { default: autocannon } = await import('autocannon');
   let id = idBase;
+  const random = (max) => randomInt(0, max + 1);
+  const setupRequest =
+    method === 'POST'
+      ? (request) => ({ ...request, body: JSON.stringify({ id: id++, name: 'Bench plant', tag: 'bench' }) })
+      : route === 'get'
+        ? (request) => ({ ...request, path: `/plants/${1 + random(PRELOAD - 1)}` })
+        : (request) => ({
+            ...request,
+            path: `/plants?limit=${PAGE_SIZE}&after=${random(maxAfter)}${tag ? `&tag=${tag}` : ''}`,
+          });
   const result = await autocannon({
     url: `${base}/plants`,
-    method: 'POST',
+    method,
     connections: concurrency,
     duration: seconds,
-    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
-    requests: [
-      {
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({ id: id++, name: 'Bench plant', tag: 'bench' }),
-        }),
-      },
-    ],
+    headers: {
+      Authorization: `Bearer ${TOKEN}`,
+      ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
+    },
+    requests: [{ setupRequest }],
   });
   return {
     rps: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    requests: result.requests.total,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
   };
 }
 
-async function truncate(db) {
-  await db.query('TRUNCATE plants');
-  await db.query('CHECKPOINT');
+/** CPU time (user and system) the process has used so far, from /proc/<pid>/stat. */
+async function cpuSeconds(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  // The fields after the command name (in parentheses): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 async function rssMb(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return Math.round(kb / 1024);
+  return Number.isNaN(kb) ? null : Math.round(kb / 1024);
 }
 
-async function machine(url) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const { rows } = await client.query('SHOW server_version');
-  await client.end();
+// ---------------------------------------------------------------------------
+// Results
+
+/** The service against the floor and the ceiling: requests per second, p99, RSS. */
+function ratios({ floor, ceiling, service }) {
+  if (!service) {
+    return {};
+  }
+  const ratio = (a, b) => (a === undefined || b === undefined || b === null || b === 0 ? null : round(a / b));
+  return {
+    serviceToFloor: ratio(service.rps, floor?.rps),
+    p99ServiceToFloor: ratio(service.p99Ms, floor?.p99Ms),
+    serviceToCeiling: ratio(service.rps, ceiling?.rps),
+    p99ServiceToCeiling: ratio(service.p99Ms, ceiling?.p99Ms),
+    rssServiceToFloor: ratio(service.rssMb ?? undefined, floor?.rssMb),
+  };
+}
+
+/** Each figure's median over the rounds. */
+function medianRuns(rounds) {
+  return rounds[0].runs.map((first, index) => {
+    const row = { route: first.route, concurrency: first.concurrency };
+    for (const target of TARGETS) {
+      if (!first[target]) {
+        continue;
+      }
+      const results = rounds.map((each) => each.runs[index][target]);
+      row[target] = {};
+      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'cpuUsPerRequest', 'rssMb']) {
+        const middle = median(results.map((result) => result[key]));
+        row[target][key] =
+          middle !== null && (key === 'rps' || key === 'rssMb') ? Math.round(middle) : middle;
+      }
+      row[target].valid = results.every((result) => result.valid);
+    }
+    row.ratios = ratios(row);
+    return row;
+  });
+}
+
+function invalidRuns(results) {
+  return results.rounds.flatMap(({ round: number, runs }) =>
+    runs.flatMap((row) =>
+      TARGETS.filter((target) => row[target] && !row[target].valid).map((target) => ({
+        round: number,
+        route: row.route,
+        concurrency: row.concurrency,
+        target,
+        non2xx: row[target].non2xx,
+        errors: row[target].errors,
+      })),
+    ),
+  );
+}
+
+async function logSizes(servers) {
+  const sizes = {};
+  for (const [target, server] of Object.entries(servers)) {
+    sizes[target] = {
+      file: server.logFile,
+      bytes: await stat(server.logFile).then(
+        (info) => info.size,
+        () => null,
+      ),
+    };
+  }
+  return sizes;
+}
+
+function printRun(roundNumber, route, concurrency, target, result) {
+  console.log(
+    `round ${roundNumber}  ${ROUTES[route].label.padEnd(38)} c${String(concurrency).padEnd(3)} ${target.padEnd(7)} ` +
+      `${String(result.rps).padStart(6)} req/s  p50 ${String(result.p50Ms).padStart(6)} ms  ` +
+      `p99 ${String(result.p99Ms).padStart(7)} ms  CPU ${String(result.cpuUsPerRequest).padStart(4)} µs/req  ` +
+      `RSS ${String(result.rssMb).padStart(3)} MB  non-2xx ${result.non2xx}  errors ${result.errors}` +
+      (result.valid ? '' : '  INVALID'),
+  );
+}
+
+function report(results) {
+  const { machine: m } = results;
+  console.log(
+    `\n${results.label ? `${results.label}: ` : ''}${results.options.durationS} s per run after ${results.options.warmupS} s of warm-up, ` +
+      `${results.preload.rows.toLocaleString('en')} preloaded plants, load generator ${results.loadGenerator}`,
+  );
+  console.log(
+    `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGb} GiB, Node ${m.node}, PostgreSQL ${m.postgres}` +
+      (Object.keys(results.options.serviceEnv).length > 0
+        ? `; service environment: ${Object.entries(results.options.serviceEnv)
+            .map(([key, value]) => `${key}=${value}`)
+            .join(' ')}`
+        : ''),
+  );
+  for (const { round: number, runs } of results.rounds) {
+    console.log(`\nRound ${number} of ${results.rounds.length}\n`);
+    table(runs);
+  }
+  if (results.median) {
+    console.log(`\nMedian of ${results.rounds.length} rounds\n`);
+    table(results.median);
+  }
+  console.log(
+    `\nStart-up (process start to the first 200 on POST /plants): ${Object.entries(results.startupMs)
+      .map(([target, ms]) => `${target} ${ms} ms`)
+      .join(', ')}`,
+  );
+  if (results.contract) {
+    console.log(
+      `Contract check: ${results.contract.requests} requests, ${results.contract.differences.length} differences between the floor and the service`,
+    );
+  }
+  if (results.valid) {
+    console.log('Every run is valid: no non-2xx answers, no socket errors.');
+  } else {
+    console.log('INVALID runs (non-2xx answers or socket errors):');
+    for (const run of results.invalid) {
+      console.log(
+        `  round ${run.round} ${ROUTES[run.route].label} c${run.concurrency} ${run.target}: ${run.non2xx} non-2xx, ${run.errors} errors`,
+      );
+    }
+    console.log(
+      `Logs, kept: ${Object.values(results.logs)
+        .map(({ file }) => file)
+        .join(', ')}`,
+    );
+  }
+}
+
+function table(runs) {
+  console.log(
+    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | ceiling req/s | service/ceiling | RSS service / floor |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const cell = (result) =>
+    result ? `${result.rps} (${result.p50Ms}/${result.p99Ms})${result.valid ? '' : ' INVALID'}` : '–';
+  const value = (number) => (number === null || number === undefined ? '–' : String(number));
+  for (const row of runs) {
+    console.log(
+      `| ${ROUTES[row.route].label} | ${row.concurrency} | ${cell(row.floor)} | ${cell(row.service)} | ` +
+        `${value(row.ratios.serviceToFloor)} | ${value(row.ratios.p99ServiceToFloor)} | ` +
+        `${row.ceiling ? `${row.ceiling.rps}${row.ceiling.valid ? '' : ' INVALID'}` : '–'} | ` +
+        `${value(row.ratios.serviceToCeiling)} | ${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
+    );
+  }
+}
+
+async function machine(db) {
+  const { rows } = await db.query('SHOW server_version');
+  const wrk = await run('wrk', ['--version']).then(
+    ({ stdout }) => stdout,
+    (error) => error.stdout ?? '',
+  );
   return {
     cpu: os.cpus()[0]?.model,
     cores: os.cpus().length,
@@ -331,37 +702,78 @@ async function machine(url) {
     node: process.version,
     postgres: rows[0].server_version,
     kernel: os.release(),
+    wrk: /^wrk (\S+)/.exec(wrk)?.[1] ?? null,
   };
 }
 
-function print(target, concurrency, result) {
-  console.log(
-    `${target.padEnd(28)} c${String(concurrency).padEnd(3)} ${String(result.rps).padStart(6)} req/s  ` +
-      `p50 ${String(result.p50Ms).padStart(6)} ms  p99 ${String(result.p99Ms).padStart(7)} ms  ` +
-      `errors ${result.errors}  non-2xx ${result.non2xx}${result.rssMb ? `  RSS ${result.rssMb} MB` : ''}`,
-  );
+// ---------------------------------------------------------------------------
+// Options and helpers
+
+function usage(message) {
+  console.error(`npm run bench: ${message} (see npm run bench -- --help)`);
+  process.exit(2);
 }
 
-function table(results) {
-  console.log(`\nPOST /plants, ${results.durationS} s per run, load generator: ${results.loadGenerator}`);
-  console.log(
-    `Machine: ${results.machine.cores} × ${results.machine.cpu}, ${results.machine.memoryGb} GiB, Node ${results.machine.node}, PostgreSQL ${results.machine.postgres}`,
-  );
-  console.log(
-    '| c | ceiling req/s | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | service/ceiling | service RSS |',
-  );
-  console.log('|---|---|---|---|---|---|---|');
-  for (const row of results.runs) {
-    const cell = (r) => (r ? `${r.rps} (${r.p50Ms}/${r.p99Ms})` : '–');
-    console.log(
-      `| ${row.concurrency} | ${row.ceiling?.rps ?? '–'} | ${cell(row.floor)} | ${cell(row.service)} | ${row.serviceToFloor ?? '–'} | ${row.serviceToCeiling ?? '–'} | ${row.service?.rssMb ?? '–'} MB |`,
-    );
+function positiveNumber(name, text, zeroAllowed = false) {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < (zeroAllowed ? 0 : 1)) {
+    usage(`--${name} must be a whole number${zeroAllowed ? '' : ' above 0'}, not ${text}`);
   }
-  console.log(`Start-up (process start to the first 200 on POST /plants): ${results.startupMs} ms`);
+  return value;
 }
 
-function round(value) {
-  return Math.round(value * 100) / 100;
+function numberList(name, text) {
+  return text.split(',').map((item) => positiveNumber(name, item.trim()));
+}
+
+function nameList(name, text, allowed) {
+  const names = text.split(',').map((item) => item.trim());
+  const unknown = names.filter((item) => !allowed.includes(item));
+  if (unknown.length > 0 || names.length === 0) {
+    usage(`--${name} takes ${allowed.join(', ')}; not ${unknown.join(', ')}`);
+  }
+  return names;
+}
+
+function serviceEnv(pairs) {
+  const env = {};
+  for (const pair of pairs) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(pair);
+    if (!match) {
+      usage(`--service-env takes KEY=VALUE, not ${pair}`);
+    }
+    env[match[1]] = match[2];
+  }
+  return env;
+}
+
+/** The service's extra environment as recorded: values that may be secrets are masked. */
+function maskedEnv(env) {
+  return Object.fromEntries(
+    Object.entries(env).map(([key, value]) => [
+      key,
+      /TOKEN|SECRET|PASSWORD|HEADERS|KEY|AUTH/i.test(key) ? '***' : value,
+    ]),
+  );
+}
+
+function median(values) {
+  const numbers = values.filter((value) => typeof value === 'number').sort((a, b) => a - b);
+  if (numbers.length === 0) {
+    return null;
+  }
+  const middle = Math.floor(numbers.length / 2);
+  return numbers.length % 2 === 1 ? numbers[middle] : round((numbers[middle - 1] + numbers[middle]) / 2);
+}
+
+function round(value, digits = 2) {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function clip(value) {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
 /** `wrk --version` prints its version and exits 1; a missing wrk fails to spawn (ENOENT). */
@@ -383,17 +795,22 @@ function freePort() {
   });
 }
 
-async function waitForPort(port) {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    const open = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.end(), resolve(true)));
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await sleep(50);
+// Ctrl-C: stop the servers and the embedded PostgreSQL (which runs in a session of its own) too.
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  console.error('\nInterrupted: stopping the servers and the database …');
+  for (const child of children) {
+    child.kill('SIGTERM');
   }
-  throw new Error(`nothing listens on port ${port}`);
-}
+});
 
-await main();
+try {
+  await main();
+} catch (error) {
+  if (!interrupted) {
+    throw error;
+  }
+  await Promise.all(logFiles.map((file) => rm(file, { force: true })));
+  process.exitCode = 130;
+}
