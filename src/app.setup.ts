@@ -8,6 +8,7 @@ import { httpConfig, type HttpConfig } from './core/config/http.config.js';
 import { httpEdge } from './core/http/http-edge.js';
 import { configureHttpServer } from './core/http/http-server.js';
 import { LeanExpressAdapter } from './core/http/lean-express.adapter.js';
+import { AllowedMethods } from './core/http/allowed-methods.js';
 import { jsonBodyParser } from './core/http/json-body.parser.js';
 import { ShutdownState } from './core/lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
@@ -62,7 +63,7 @@ export async function createApp({
       maxAge: 600,
     });
   }
-  app.use(jsonBodyParser());
+  app.use(jsonBodyParser(new AllowedMethods(app.getHttpAdapter().getInstance())));
 
   setUpOpenApi(app);
   return app;

@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
+import { rawRequest } from './support/raw-request.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
 
@@ -63,6 +64,31 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
     }
     const generated = await request(testApp.server).get('/health/live');
     expect(generated.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers 404 or 405 for a path or method that does not exist, whatever the body', async () => {
+    const broken = { ...AUTH, 'Content-Type': 'application/json' };
+
+    const nowhere = await rawRequest(testApp.url, { path: '/nowhere', headers: broken, body: '{"id": 1,' });
+    expect(nowhere).toMatchObject({ status: 404, json: { error: 404, message: 'Cannot POST /nowhere' } });
+
+    const wrongMethod = await rawRequest(testApp.url, { method: 'PUT', headers: broken, body: '{"id": 1,' });
+    expect(wrongMethod).toMatchObject({ status: 405, json: { error: 405 } });
+
+    const tooLarge = await rawRequest(testApp.url, {
+      path: '/nowhere',
+      headers: broken,
+      body: `{"name": "${'x'.repeat(20_000)}"}`,
+    });
+    expect(tooLarge.status).toBe(404);
+    expect(tooLarge.headers.connection).toBe('close');
+
+    // On a route that exists, the body's own failure answers, before the token is looked at.
+    const onRoute = await rawRequest(testApp.url, {
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"id": 1,',
+    });
+    expect(onRoute.status).toBe(400);
   });
 
   it('answers no cross-origin request unless CORS_ORIGINS allows it', async () => {

@@ -7,6 +7,7 @@ import getRawBody from 'raw-body';
 import typeIs from 'type-is';
 
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
+import type { AllowedMethods } from './allowed-methods.js';
 import { JsonSyntaxError, parseJson } from './json.js';
 
 export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
@@ -31,8 +32,24 @@ export class UnsupportedBody {
  * that are not UTF-8 instead of replacing them; and it keeps every digit of
  * large integers (see `parseJson`).
  */
-export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
-  return function parseJsonBody(request: Request, _response: Response, next: NextFunction): void {
+export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
+  return function parseJsonBody(request: Request, response: Response, next: NextFunction): void {
+    /**
+     * A body is refused (413, 415, 400) only on a route that exists: elsewhere
+     * the answer is the router's 404 or 405, whatever the body. Looked up on
+     * failure only, so valid bodies pay nothing for it.
+     */
+    const fail = (error: Error & { headers?: Readonly<Record<string, string>> }) => {
+      if (routes.for(request.path).includes(request.method)) {
+        next(error);
+        return;
+      }
+      if (error.headers?.Connection === 'close') {
+        // The rest of the body was never read: the connection cannot carry another request.
+        response.setHeader('Connection', 'close');
+      }
+      next();
+    };
     // The usual header, exactly, needs no parsing: the rest goes through type-is and content-type.
     const plainJson = request.headers['content-type'] === JSON_MEDIA_TYPE;
     if (!typeIs.hasBody(request)) {
@@ -51,22 +68,22 @@ export function jsonBodyParser(limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
       ? refuseEncoded(request)
       : (refuseUnreadableCharset(request) ?? refuseEncoded(request));
     if (refusal) {
-      next(refusal);
+      fail(refusal);
       return;
     }
     getRawBody(request, { length: request.headers['content-length'], limit }, (error, buffer) => {
       if (error) {
-        next(readFailure(error, limit));
+        fail(readFailure(error, limit));
         return;
       }
       if (!isUtf8(buffer)) {
-        next(new BadRequestException('Request body is not valid UTF-8'));
+        fail(new BadRequestException('Request body is not valid UTF-8'));
         return;
       }
       try {
         request.body = parseJson(buffer.toString('utf8'));
       } catch (parseError) {
-        next(syntaxFailure(parseError, buffer.length));
+        fail(syntaxFailure(parseError, buffer.length));
         return;
       }
       next();
