@@ -19,6 +19,10 @@ export function int64ToString(value: Int64): string {
 
 /** An int64 read back from PostgreSQL (decimal digits), as it goes into JSON: a number while safe, else a bigint. */
 export function int64FromString(digits: string): Int64 {
+  // Up to 15 digits (and a sign) is always a safe integer: no BigInt needed, which is the common case.
+  if (digits.length <= 15) {
+    return Number(digits);
+  }
   const value = BigInt(digits);
   return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
     ? Number(value)
