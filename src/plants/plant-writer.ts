@@ -1,5 +1,8 @@
+import { context, type Context, type Link, trace, TraceFlags } from '@opentelemetry/api';
+
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
 import type { Queryable } from '../core/database/postgres-pool.js';
+import { tracer } from '../core/tracing/tracer.js';
 
 /** A plant as the writer stores it: the id as exact decimal digits, no tag as null. */
 export interface PlantRecord {
@@ -18,6 +21,8 @@ interface Pending {
   readonly plant: PlantRecord;
   readonly resolve: (outcome: WriteOutcome) => void;
   readonly reject: (error: unknown) => void;
+  /** The trace context of the create that asked for the write, for the statement's span. */
+  readonly context: Context;
   attempts: number;
 }
 
@@ -99,7 +104,7 @@ export class PlantWriter {
 
   write(plant: PlantRecord): Promise<WriteOutcome> {
     return new Promise<WriteOutcome>((resolve, reject) => {
-      this.queue.push({ plant, resolve, reject, attempts: 0 });
+      this.queue.push({ plant, resolve, reject, context: context.active(), attempts: 0 });
       this.dispatch();
     });
   }
@@ -115,7 +120,35 @@ export class PlantWriter {
     }
   }
 
-  private async run(batch: Pending[]): Promise<void> {
+  /**
+   * Writes a batch under a span of its own, linked to the span of each create
+   * it serves, since one statement does the work of many requests; its parent
+   * is the first of them whose trace is sampled (so that the statement shows
+   * in a recorded trace when any of them is), or else the first.
+   */
+  private run(batch: Pending[]): Promise<void> {
+    const links: Link[] = [];
+    let parent = batch[0].context;
+    let sampled = false;
+    for (const pending of batch) {
+      const spanContext = trace.getSpanContext(pending.context);
+      if (spanContext) {
+        links.push({ context: spanContext });
+        if (!sampled && spanContext.traceFlags & TraceFlags.SAMPLED) {
+          parent = pending.context;
+          sampled = true;
+        }
+      }
+    }
+    return tracer.startActiveSpan(
+      'plants batch insert',
+      { links, attributes: { 'plant_store.batch.size': batch.length } },
+      parent,
+      (span) => this.store(batch).finally(() => span.end()),
+    );
+  }
+
+  private async store(batch: Pending[]): Promise<void> {
     // One plant per id goes to the database; the others of that id learn from it.
     const first = new Map<string, Pending>();
     const others: Pending[] = [];

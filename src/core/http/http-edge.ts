@@ -1,3 +1,4 @@
+import { type Span, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 import '../auth/principal.js';
@@ -27,7 +28,8 @@ export interface HttpEdgeOptions {
  * - while the process drains, asks the client to close the connection;
  * - when the answer is done, writes one log line (method, route, status,
  *   duration, request id: never headers, bodies or query strings) and
- *   records the request's metrics.
+ *   records the request's metrics;
+ * - when the request is traced, gives its span the route.
  */
 export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): RequestHandler {
   const apiHeaders = helmetHeaders(API_CONTENT_SECURITY_POLICY);
@@ -43,6 +45,11 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
     }
     if (shutdown.isShuttingDown) {
       response.setHeader('Connection', 'close');
+    }
+    const span = trace.getActiveSpan();
+    if (span?.isRecording()) {
+      // Before the HTTP instrumentation's own listener, which ends the span.
+      response.prependOnceListener('close', () => nameServerSpan(span, request));
     }
     response.once('close', () => {
       const durationMs = performance.now() - started;
@@ -65,6 +72,14 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
     });
     runInRequestContext(id, next);
   };
+}
+
+/** The server span, named by its route (`POST /plants`) as OpenTelemetry's conventions ask, when one matched. */
+function nameServerSpan(span: Span, request: Request): void {
+  const route = routeOf(request);
+  if (route !== undefined) {
+    span.setAttribute('http.route', route).updateName(`${request.method} ${route}`);
+  }
 }
 
 /** The matched route's pattern, so that lines and metrics group by operation rather than by URL. */

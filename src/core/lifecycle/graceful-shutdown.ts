@@ -8,6 +8,7 @@ import type { Logger as PinoLogger } from 'pino';
 
 import { flushLogger } from '../logging/root-logger.js';
 
+import { runBeforeExit } from './before-exit.js';
 import { ShutdownState } from './shutdown-state.js';
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -16,8 +17,9 @@ const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
  * On SIGTERM or SIGINT: readiness turns 503, the server stops accepting
  * connections and closes idle keep-alive ones, requests in flight finish (for
  * up to `timeoutMs`, then their connections are cut), then the application
- * closes (pool, embedded PostgreSQL) and the process exits 0. A second signal
- * exits at once.
+ * closes (pool, embedded PostgreSQL), what must be done before the exit is
+ * done (`beforeExit`: the last spans' export), and the process exits 0. A
+ * second signal exits at once.
  */
 export function enableGracefulShutdown(
   app: NestExpressApplication,
@@ -40,6 +42,7 @@ export function enableGracefulShutdown(
     }
 
     await app.close();
+    await runBeforeExit();
     logger.log('Shut down cleanly');
     await flushLogger(options.logger);
   };

@@ -39,7 +39,8 @@ const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
           name: 'Webhook-Timestamp',
           in: 'header',
           required: true,
-          description: 'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
+          description:
+            'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
           schema: { type: 'integer', format: 'int64' },
         },
         {

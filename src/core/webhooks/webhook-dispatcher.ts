@@ -7,11 +7,13 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { postgresPool, type Queryable } from '../database/postgres-pool.js';
 import { Metrics } from '../metrics/metrics.js';
+import { tracer } from '../tracing/tracer.js';
 import {
   signWebhook,
   WEBHOOK_EVENT_TYPE_HEADER,
@@ -184,34 +186,66 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** One attempt; answers why it failed, or undefined when the subscriber took the event. */
-  private async send(delivery: Claimed): Promise<string | undefined> {
-    const timestamp = Math.floor(Date.now() / 1000);
-    try {
-      const response = await fetch(delivery.subscriber, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          [WEBHOOK_ID_HEADER]: delivery.event_id,
-          [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
-            this.config.signingKeys,
-            delivery.event_id,
-            timestamp,
-            delivery.payload,
-          ),
-          [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
-        },
-        body: delivery.payload,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.config.timeoutMs),
-      });
-      await response.body?.cancel();
-      return response.ok ? undefined : `HTTP ${response.status}`;
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code;
-      return cause ?? (error instanceof Error ? error.message : String(error));
-    }
+  /**
+   * One attempt; answers why it failed, or undefined when the subscriber took
+   * the event. Each attempt is a span of its own, whose context goes with the
+   * request (`traceparent`), so that the subscriber's work joins its trace.
+   */
+  private send(delivery: Claimed): Promise<string | undefined> {
+    const subscriber = URL.parse(delivery.subscriber);
+    const attributes = {
+      'http.request.method': 'POST',
+      // Without what may be secret in the URL, as in the log.
+      'url.full': subscriber ? `${subscriber.origin}${subscriber.pathname}` : undefined,
+      'server.address': subscriber?.hostname,
+      'server.port': subscriber
+        ? Number(subscriber.port) || (subscriber.protocol === 'https:' ? 443 : 80)
+        : undefined,
+      'webhook.event.id': delivery.event_id,
+      'webhook.event.type': delivery.event_type,
+      'webhook.attempt': delivery.attempts,
+    };
+    return tracer.startActiveSpan(
+      `webhook ${delivery.event_type}`,
+      { kind: SpanKind.CLIENT, attributes },
+      async (span) => {
+        let failure: string | undefined;
+        try {
+          const timestamp = Math.floor(Date.now() / 1000);
+          const headers: Record<string, string> = {
+            'Content-Type': 'application/json',
+            [WEBHOOK_ID_HEADER]: delivery.event_id,
+            [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
+              this.config.signingKeys,
+              delivery.event_id,
+              timestamp,
+              delivery.payload,
+            ),
+            [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
+          };
+          propagation.inject(context.active(), headers);
+          const response = await fetch(delivery.subscriber, {
+            method: 'POST',
+            headers,
+            body: delivery.payload,
+            redirect: 'manual',
+            signal: AbortSignal.timeout(this.config.timeoutMs),
+          });
+          await response.body?.cancel();
+          span.setAttribute('http.response.status_code', response.status);
+          failure = response.ok ? undefined : `HTTP ${response.status}`;
+        } catch (error) {
+          const cause = (error as { cause?: { code?: string } }).cause?.code;
+          failure = cause ?? (error instanceof Error ? error.message : String(error));
+        }
+        if (failure !== undefined) {
+          span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute('error.type', failure);
+        }
+        span.end();
+        return failure;
+      },
+    );
   }
 
   /** base × 2^(attempt-1), at most max, then a random half of it or more: failing receivers are not hit in step. */

@@ -1,0 +1,115 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import { format } from 'node:util';
+
+import { diag, type DiagLogger, DiagLogLevel } from '@opentelemetry/api';
+import { diagLogLevelFromString, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { ATTR_SERVICE_NAME, ATTR_URL_QUERY } from '@opentelemetry/semantic-conventions';
+import type { Logger } from 'pino';
+
+import { traceNestHandlers } from './nest-spans.js';
+
+/** Probes and scrapes: frequent, and of no interest in a trace. */
+const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
+
+/**
+ * Registers the OpenTelemetry SDK, configured by the OTEL_* variables
+ * (sampler, batching, exporter headers and timeout, resource), with spans for
+ * incoming HTTP requests (node:http), PostgreSQL statements (pg), and Nest's
+ * guards and handlers. Answers the SDK's shutdown, which exports the spans
+ * still buffered.
+ */
+export async function startSdk(logger: Logger): Promise<() => Promise<void>> {
+  const sdk = new NodeSDK({
+    // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, which the SDK reads, win over this default.
+    resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'plant-store' })),
+    traceExporter: new WithoutStatusDescriptions(new OTLPTraceExporter()),
+    instrumentations: [
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+        // A query string is request data (a tag, a cursor): the span keeps the path only.
+        startIncomingSpanHook: () => ({ [ATTR_URL_QUERY]: undefined }),
+        // The service's own outgoing calls use fetch; the exporter's are not to be traced.
+        disableOutgoingRequestInstrumentation: true,
+      }),
+      new PgInstrumentation({
+        // Statement texts are recorded (they are parameterised), never their values (enhancedDatabaseReporting).
+        enhancedDatabaseReporting: false,
+        // Outbox polling and migrations are no request's work: no trace of their own.
+        requireParentSpan: true,
+        // A span per pooled connection handed out would double the spans for little: waits show as gaps.
+        ignoreConnectSpans: true,
+      }),
+    ],
+    // Traces only: metrics stay with Prometheus, logs on standard output.
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  diag.setLogger(diagnostics(logger), {
+    logLevel: diagLogLevelFromString(process.env.OTEL_LOG_LEVEL || undefined) ?? DiagLogLevel.WARN,
+    suppressOverrideMessage: true,
+  });
+  sdk.start();
+  // The instrumentation patches node:http as it is required, which the ES modules that make the server never
+  // do (they import it): it is required here, before any server exists, rather than left to Express's files.
+  createRequire(import.meta.url)('node:http');
+  await traceNestHandlers();
+  return () => sdk.shutdown();
+}
+
+/**
+ * The SDK's own complaints (an export that failed, a bad setting), in the
+ * service's log. Written outside any request: an export that a request's span
+ * set off is not that request's work, and its lines must not carry its id.
+ */
+function diagnostics(logger: Logger): DiagLogger {
+  const log = logger.child({ context: 'OpenTelemetry' });
+  const outsideRequests = AsyncLocalStorage.snapshot();
+  const writer =
+    (level: 'error' | 'warn' | 'info' | 'debug' | 'trace') =>
+    (message: string, ...args: unknown[]) =>
+      outsideRequests(() => log[level](format(message, ...args)));
+  return {
+    error: writer('error'),
+    warn: writer('warn'),
+    info: writer('info'),
+    debug: writer('debug'),
+    verbose: writer('trace'),
+  };
+}
+
+/**
+ * Exports spans without their status description: pg's instrumentation
+ * copies PostgreSQL's error message there, which may quote a value sent with
+ * the statement (`invalid input syntax for type bigint: "…"`). The status
+ * code and `error.type` remain.
+ */
+class WithoutStatusDescriptions implements SpanExporter {
+  constructor(private readonly exporter: SpanExporter) {}
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    this.exporter.export(
+      spans.map((span) =>
+        span.status.message === undefined
+          ? span
+          : // The span with a status of its own; everything else is read through to it.
+            (Object.create(span, { status: { value: { code: span.status.code } } }) as ReadableSpan),
+      ),
+      done,
+    );
+  }
+
+  shutdown(): Promise<void> {
+    return this.exporter.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush?.() ?? Promise.resolve();
+  }
+}

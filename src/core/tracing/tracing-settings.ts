@@ -1,0 +1,79 @@
+/** Whether the service traces, as the standard OpenTelemetry variables say. */
+export type TracingSettings =
+  | {
+      readonly enabled: true;
+      /** Where spans go, without what may be secret in the URL (credentials, query string). */
+      readonly endpoint: string;
+      /** The sampler, as configured or by default. */
+      readonly sampler: string;
+      /** Settings the service cannot follow, for a warning. */
+      readonly unsupported: readonly string[];
+    }
+  | { readonly enabled: false; readonly reason: string };
+
+/** The one encoding the service's exporter speaks. */
+export const TRACES_PROTOCOL = 'http/json';
+
+/**
+ * Reads the few OTEL_* variables that decide whether tracing starts at all;
+ * the SDK reads the others (sampler, batching, headers, timeouts, resource)
+ * itself. Nothing of OpenTelemetry is loaded here, so that a service with
+ * tracing off loads none of it.
+ */
+export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
+  const read = (name: string): string | undefined => env[name]?.trim() || undefined;
+
+  if (read('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') {
+    return { enabled: false, reason: 'OTEL_SDK_DISABLED is true' };
+  }
+  if (
+    read('OTEL_TRACES_EXPORTER')
+      ?.split(',')
+      .some((name) => name.trim() === 'none')
+  ) {
+    return { enabled: false, reason: 'OTEL_TRACES_EXPORTER is none' };
+  }
+
+  // As the OTLP exporter resolves them: the signal's own URL as it is, or the base URL and the signal's path.
+  const own = read('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = read('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const variable = own ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' : 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  const endpoint = own ?? (base && `${base.endsWith('/') ? base : `${base}/`}v1/traces`);
+  if (!endpoint) {
+    return {
+      enabled: false,
+      reason: 'neither OTEL_EXPORTER_OTLP_ENDPOINT nor OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set',
+    };
+  }
+  const url = URL.parse(endpoint);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return { enabled: false, reason: `${variable} is not an http:// or https:// URL` };
+  }
+
+  const unsupported: string[] = [];
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = read(name);
+    if (protocol) {
+      if (protocol !== TRACES_PROTOCOL) {
+        unsupported.push(`${name}=${protocol} (spans are sent as ${TRACES_PROTOCOL})`);
+      }
+      break;
+    }
+  }
+  const exporters = read('OTEL_TRACES_EXPORTER')
+    ?.split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== 'otlp');
+  if (exporters?.length) {
+    unsupported.push(`OTEL_TRACES_EXPORTER=${exporters.join(',')} (spans go to the OTLP endpoint only)`);
+  }
+
+  const sampler = read('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const ratio = sampler.endsWith('traceidratio') ? read('OTEL_TRACES_SAMPLER_ARG') : undefined;
+  return {
+    enabled: true,
+    endpoint: `${url.origin}${url.pathname}`,
+    sampler: ratio === undefined ? sampler : `${sampler} ${ratio}`,
+    unsupported,
+  };
+}
