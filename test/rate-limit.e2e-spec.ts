@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
+const THIRD_TOKEN = 'a-third-test-token-0123456789';
 
 /** A create through the running service with this token. */
 function create(testApp: TestApp, token: string) {
@@ -15,7 +16,7 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     testApp = await startTestApp({
-      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
       RATE_LIMIT_PER_TOKEN: '5',
       RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
       RATE_LIMIT_AUTH_FAILURES: '3',
@@ -48,11 +49,19 @@ describe('rate limits', () => {
     await expect(create(testApp, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
   });
 
-  it('does not count public routes', async () => {
+  it('does not count public routes, even with a token: its budget is untouched', async () => {
     for (let request = 0; request < 20; request++) {
-      const response = await fetch(`${testApp.url}/health/live`);
+      const response = await fetch(`${testApp.url}/health/live`, {
+        headers: { Authorization: `Bearer ${THIRD_TOKEN}` },
+      });
       expect(response.status).toBe(200);
     }
+
+    // The whole budget of 5 is still there, and no more.
+    for (let request = 1; request <= 5; request++) {
+      await expect(create(testApp, THIRD_TOKEN)).resolves.toMatchObject({ status: 200 });
+    }
+    await expect(create(testApp, THIRD_TOKEN)).resolves.toMatchObject({ status: 429 });
   });
 
   it('locks out an address after repeated failed authentications, before checking any token', async () => {
