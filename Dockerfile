@@ -1,30 +1,47 @@
-# syntax=docker/dockerfile:1
-
 # The service image: built from a clean install, run as an unprivileged user,
 # with production dependencies only (no embedded PostgreSQL binaries).
 # The runtime: package.json's devDependencies.node names the same release (npm run lint checks).
 ARG NODE_VERSION=24.21.0
 
-FROM node:${NODE_VERSION}-bookworm-slim AS build
+# npm's settings for the installs below, for builds behind a registry mirror or a
+# TLS-inspecting proxy: the registry's URL, and the PEM text of certificate authorities
+# to trust besides the public ones. Empty (the default): the public registry.
+# docker-compose.yml passes them from the environment (`docker build --build-arg`
+# otherwise). Only the build stages see them (their history records them; the service
+# image does not): put no credentials in them.
+FROM node:${NODE_VERSION}-bookworm-slim AS npm
+ARG NPM_CONFIG_REGISTRY=
+ARG NPM_CA_PEM=
+ENV NPM_CONFIG_REGISTRY=${NPM_CONFIG_REGISTRY} \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NODE_EXTRA_CA_CERTS=/usr/local/share/npm-ca.pem
+RUN printf '%s\n' "$NPM_CA_PEM" > "$NODE_EXTRA_CA_CERTS"
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The lockfile names the client workspace: npm ci needs its manifest, not its sources.
 COPY clients/typescript/package.json ./clients/typescript/
-# No dependency needs an install script in the image: the base image is the runtime (the
-# `node` devDependency stays an inert package), and the embedded PostgreSQL (optional) is not installed.
-RUN npm ci --ignore-scripts --omit=optional --no-audit --no-fund
+
+# The service's dependencies: installed apart (rather than pruned from the build's), so
+# that no step after the install needs the registry, and a change of the sources
+# leaves this layer cached. No dependency needs an install script in the image: the base
+# image is the runtime (the `node` devDependency stays an inert package), and the
+# embedded PostgreSQL (optional) is not installed.
+FROM npm AS dependencies
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
+
+FROM npm AS build
+RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx nest build \
- && npm prune --omit=dev --omit=optional --ignore-scripts
+RUN npx nest build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000
 WORKDIR /app
-COPY --from=build --chown=root:root /app/package.json ./package.json
-COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=dependencies --chown=root:root /app/package.json ./package.json
+COPY --from=dependencies --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 # The files belong to root and are read-only for the service's user.
 USER node
