@@ -1,7 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ClsModule } from 'nestjs-cls';
 
 import { AuthModule } from './core/auth/auth.module.js';
 import { BearerAuthGuard } from './core/auth/bearer-auth.guard.js';
@@ -13,6 +12,7 @@ import { webhookConfig } from './core/config/webhook.config.js';
 import { DatabaseModule } from './core/database/database.module.js';
 import { HttpErrorFilter } from './core/errors/http-error.filter.js';
 import { HealthModule } from './core/health/health.module.js';
+import { RequestContextModule } from './core/logging/request-context.module.js';
 import { LifecycleModule } from './core/lifecycle/lifecycle.module.js';
 import { MetricsModule } from './core/metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
@@ -31,7 +31,7 @@ import { StrictValidationPipe } from './core/validation/strict-validation.pipe.j
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
     // The request's context (its id, its principal) for whatever runs on its behalf; the HTTP edge opens it.
-    ClsModule.forRoot({ global: true }),
+    RequestContextModule,
     LifecycleModule,
     DatabaseModule,
     MetricsModule,
