@@ -1,10 +1,9 @@
 import { type Span, trace } from '@opentelemetry/api';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-
-import '../auth/principal.js';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 
+import '../auth/principal.js';
 import type { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { runInRequestContext } from '../logging/request-context.js';
 import type { Metrics } from '../metrics/metrics.js';

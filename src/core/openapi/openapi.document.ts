@@ -1,9 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
-import { ModulesContainer } from '@nestjs/core';
-
 import { requiredScopesOf, type Scope } from '../auth/scopes.js';
+import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { isClosedSchema } from './closed-schema.decorator.js';
 
@@ -131,28 +130,13 @@ function inventory(app: INestApplication): {
 } {
   const tags = new Map<string, string>();
   const scopes = new Set<Scope>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const { metatype } of module.controllers.values()) {
-      if (!metatype) {
-        continue;
-      }
-      const tag = Reflect.getMetadata(API_TAG_DESCRIPTION_KEY, metatype) as
-        { name: string; description: string } | undefined;
-      if (tag) {
-        tags.set(tag.name, tag.description);
-      }
-      const prototype = metatype.prototype as Record<string, unknown>;
-      for (const name of Object.getOwnPropertyNames(prototype)) {
-        const handler = prototype[name];
-        if (
-          name !== 'constructor' &&
-          typeof handler === 'function' &&
-          Reflect.hasMetadata('method', handler)
-        ) {
-          requiredScopesOf(metatype, handler).forEach((scope) => scopes.add(scope));
-        }
-      }
+  for (const { controller, handler } of declaredRoutes(app)) {
+    const tag = Reflect.getMetadata(API_TAG_DESCRIPTION_KEY, controller) as
+      { name: string; description: string } | undefined;
+    if (tag) {
+      tags.set(tag.name, tag.description);
     }
+    requiredScopesOf(controller, handler).forEach((scope) => scopes.add(scope));
   }
   return {
     tags: [...tags].map(([name, description]) => ({ name, description })),

@@ -1,0 +1,64 @@
+import { type INestApplication, RequestMethod, type Type } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+
+/** One route as its controller declares it. */
+export interface DeclaredRoute {
+  readonly controller: Type;
+  readonly handler: object;
+  /** `POST`, `GET`, … */
+  readonly method: string;
+  /** The full pattern, `/plants/:id`. */
+  readonly path: string;
+}
+
+/**
+ * Every route the application's controllers declare, read from their
+ * metadata (what `@Controller()`, `@Get()`, `@Post()`, … record): the same
+ * source Nest's router is built from, whatever gets logged.
+ */
+export function declaredRoutes(app: INestApplication): DeclaredRoute[] {
+  const scanner = new MetadataScanner();
+  const routes: DeclaredRoute[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const { metatype } of module.controllers.values()) {
+      if (!metatype) {
+        continue;
+      }
+      const controller = metatype as Type;
+      const prototype = controller.prototype as Record<string, unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as object;
+        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+        if (method === undefined) {
+          continue;
+        }
+        for (const prefix of pathsOf(Reflect.getMetadata(PATH_METADATA, controller))) {
+          for (const path of pathsOf(Reflect.getMetadata(PATH_METADATA, handler))) {
+            routes.push({
+              controller,
+              handler,
+              method: RequestMethod[method],
+              path: joinPaths(prefix, path),
+            });
+          }
+        }
+      }
+    }
+  }
+  return routes;
+}
+
+function pathsOf(metadata: unknown): string[] {
+  if (Array.isArray(metadata)) {
+    return metadata.map(String);
+  }
+  return [typeof metadata === 'string' ? metadata : '/'];
+}
+
+function joinPaths(prefix: string, path: string): string {
+  return `/${[prefix, path]
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
+}
