@@ -29,11 +29,15 @@ COPY clients/typescript/package.json ./clients/typescript/
 FROM npm AS dependencies
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 
+# The build bundles with esbuild, whose binary is an optional dependency left out with the
+# embedded PostgreSQL: its own installer fetches the one for this platform.
 FROM npm AS build
-RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund \
+ && node node_modules/esbuild/install.js
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle.js ./scripts/
 COPY src ./src
-RUN npx nest build
+RUN npm run build:service
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \

@@ -1,5 +1,5 @@
 import { readdir } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import type { MigrationInterface } from 'typeorm';
@@ -7,8 +7,12 @@ import type { MigrationInterface } from 'typeorm';
 export type MigrationClass = new () => MigrationInterface;
 
 const HERE = fileURLToPath(import.meta.url);
-/** The code's root, `src/` when it runs from its sources (the tests) and `dist/` once built. */
-const CODE_ROOT = resolve(dirname(HERE), '../..');
+/**
+ * The code's root: `src/` when it runs from its sources (the tests), `dist/`
+ * once built, whether this module runs from its own file or from the bundle
+ * (`dist/bundle/`): the nearest folder of either name above this file.
+ */
+const CODE_ROOT = codeRoot(HERE);
 /** `.ts` from the sources, `.js` from the build: the same files either way. */
 const EXTENSION = extname(HERE);
 /** Every module's entities, by file name: for the TypeORM CLI, where no module registers them. */
@@ -68,6 +72,15 @@ async function migrationFiles(root: string): Promise<string[]> {
         !entry.parentPath.split(/[\\/]/).includes('node_modules'),
     )
     .map((entry) => join(entry.parentPath, entry.name));
+}
+
+function codeRoot(file: string): string {
+  for (let folder = dirname(file); folder !== dirname(folder); folder = dirname(folder)) {
+    if (basename(folder) === 'dist' || basename(folder) === 'src') {
+      return folder;
+    }
+  }
+  throw new Error(`${file} is neither under src/ nor under dist/`);
 }
 
 function isMigrationClass(value: unknown): value is MigrationClass {

