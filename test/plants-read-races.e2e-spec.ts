@@ -1,4 +1,8 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+
+import { EntityReader } from '../src/core/database/entity-reader.js';
+import { Plant } from '../src/plants/plant.entity.js';
 
 import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
@@ -72,6 +76,61 @@ describe('reads under concurrency', () => {
       if (id % 2 === 0) {
         expect(response.body).toStrictEqual({ id, name: `Plant ${id}`, tag: 'even' });
       }
+    }
+  });
+
+  it('answers many pages at once (starts, sizes, tags; some empty, some alike), each with its own page', async () => {
+    const ids = Array.from({ length: 120 }, (_, index) => index + 1);
+    await seed(ids);
+
+    const pages = [undefined, 0, 5, 17, 60, 119, 120, 500].flatMap((after) =>
+      [1, 7, 20].flatMap((limit) => [undefined, 'even', 'none'].map((tag) => ({ after, limit, tag }))),
+    );
+    const asked = [...pages, ...pages.slice(0, 10)];
+    const responses = await Promise.all(
+      asked.map(({ after, limit, tag }) =>
+        request(testApp.server)
+          .get('/plants')
+          .query({ limit, ...(after === undefined ? {} : { after }), ...(tag === undefined ? {} : { tag }) })
+          .set(AUTH),
+      ),
+    );
+
+    for (const [index, response] of responses.entries()) {
+      const { after, limit, tag } = asked[index];
+      const matching = ids.filter(
+        (id) => id > (after ?? 0) && (tag === undefined || (tag === 'even' && id % 2 === 0)),
+      );
+      const expected = matching
+        .slice(0, limit)
+        .map((id) => (id % 2 === 0 ? { id, name: `Plant ${id}`, tag: 'even' } : { id, name: `Plant ${id}` }));
+      expect({ ...asked[index], status: response.status, body: response.body as unknown }).toStrictEqual({
+        ...asked[index],
+        status: 200,
+        body: expected,
+      });
+      expect(response.headers.link !== undefined).toBe(matching.length > limit);
+    }
+  });
+
+  it('answers pages asked for together, as one statement, each with its own rows', async () => {
+    const ids = Array.from({ length: 60 }, (_, index) => index + 1);
+    await seed(ids);
+    // A reader of its own, asked for 80 pages in the same tick: all but the first few wait, and leave in batches.
+    const reader = new EntityReader(testApp.app.get(DataSource), Plant, ['id', 'name', 'tag']);
+    const asked = Array.from({ length: 80 }, (_, index) => ({
+      after: String(index),
+      limit: 1 + (index % 5),
+    }));
+
+    const pages = await Promise.all(asked.map((page) => reader.page(page)));
+
+    for (const [index, page] of pages.entries()) {
+      const { after, limit } = asked[index];
+      const expected = ids.filter((id) => id > Number(after)).slice(0, limit);
+      expect({ after, ids: page.map((row) => Number(row.id)) }).toStrictEqual({ after, ids: expected });
+      // The batch's page numbers stay out of the rows.
+      page.forEach((row) => expect(Object.keys(row)).toStrictEqual(['id', 'name', 'tag']));
     }
   });
 
