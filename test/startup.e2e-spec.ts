@@ -57,7 +57,7 @@ describe('start-up and configuration (the compiled service)', () => {
       { cwd: workDir },
     );
     try {
-      const served = (await (await fetch(`${service.url}/openapi.json`)).json());
+      const served = await (await fetch(`${service.url}/openapi.json`)).json();
       expect(served).toStrictEqual(load(await readFile('openapi.yaml', 'utf8')));
       // Nest's log contexts are its classes' names (a bundler's renaming showed as `_InstanceLoader`).
       expect(service.output()).toContain('"context":"InstanceLoader"');
