@@ -98,12 +98,16 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
    */
   async page({ after, limit, where = {} }: PageQuery<E>): Promise<Array<ReadRow<E, K>>> {
     const filters = Object.keys(where).sort() as Array<keyof E & string>;
-    const kindName = PageKind.nameOf(filters, after !== undefined);
-    let pages = this.pages.get(kindName);
+    // The kind of page: its statement's name, and the batch it waits in.
+    const kind = `pages-${filters.join('-')}${after === undefined ? '' : '-after'}`;
+    let pages = this.pages.get(kind);
     if (!pages) {
-      const kind = new PageKind(filters, after !== undefined);
-      pages = new NaturalBatch((keys) => this.findPages(kind, keys), { concurrency: 4, maxBatchSize: 64 });
-      this.pages.set(kindName, pages);
+      const withAfter = after !== undefined;
+      pages = new NaturalBatch((keys) => this.findPages(kind, filters, withAfter, keys), {
+        concurrency: 4,
+        maxBatchSize: 64,
+      });
+      this.pages.set(kind, pages);
     }
     const values: PageValues = [...filters.map((property) => where[property] ?? null), after ?? null, limit];
     return (await pages.load(JSON.stringify(values))) ?? [];
@@ -115,26 +119,28 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
    * (`LATERAL`), every page read in the same snapshot.
    */
   private async findPages(
-    kind: PageKind,
+    kind: string,
+    filters: readonly string[],
+    withAfter: boolean,
     keys: string[],
   ): Promise<ReadonlyMap<string, Array<ReadRow<E, K>>>> {
     const pages = keys.map((key) => JSON.parse(key) as PageValues);
     // One array per page value: each filter, then `after` (when the kind has one), then the limit.
-    const arrays = kind.filters.map((_, index) => pages.map((values) => values[index]));
-    if (kind.after) {
-      arrays.push(pages.map((values) => values[kind.filters.length]));
+    const arrays = filters.map((_, index) => pages.map((values) => values[index]));
+    if (withAfter) {
+      arrays.push(pages.map((values) => values[filters.length]));
     }
-    arrays.push(pages.map((values) => values[kind.filters.length + 1]));
+    arrays.push(pages.map((values) => values[filters.length + 1]));
     const { rows } = await this.query(
-      kind.name,
+      kind,
       () => {
-        const columns = kind.filters.map((property) => this.column(property));
+        const columns = filters.map((property) => this.column(property));
         const types = columns.map((column) => this.typeOf(column));
         const names = columns.map((_, index) => `f${index}`);
         const conditions = columns.map(
           (column, index) => `t.${quote(column.databaseName)} = r.${names[index]}`,
         );
-        if (kind.after) {
+        if (withAfter) {
           types.push(this.keyType);
           names.push('after');
           conditions.push(`t.${this.key} > r.after`);
@@ -212,22 +218,6 @@ type PageValues = Array<string | number | boolean | null>;
 
 /** The column that numbers each row's page in a batch of pages; taken off the rows it answers. */
 const PAGE_NUMBER = '__page';
-
-/** Pages with the same filters, with or without `after`: they share a statement. */
-class PageKind {
-  readonly name: string;
-
-  constructor(
-    readonly filters: readonly string[],
-    readonly after: boolean,
-  ) {
-    this.name = PageKind.nameOf(filters, after);
-  }
-
-  static nameOf(filters: readonly string[], after: boolean): string {
-    return `pages-${filters.join('-')}${after ? '-after' : ''}`;
-  }
-}
 
 function quote(identifier: string): string {
   return `"${identifier.replace(/"/g, '""')}"`;
