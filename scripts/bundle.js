@@ -38,6 +38,13 @@
  * is already the right one, or that has none, is left as it is. (A closure
  * esbuild wraps, such as `{ getRequest: () => … }`, therefore has no name in a
  * stack trace rather than the one its property would give it.)
+ *
+ * The output is ASCII. esbuild escapes every other character, except in
+ * regular expressions (ANSI escapes, validator.js's alphabets); one such
+ * character was enough for V8 to hold the whole chunk's source, which it
+ * keeps for as long as the service runs, in two bytes a character: 3 MB.
+ * They are written as `\uXXXX`, which means the same in a regular
+ * expression, with or without its `u` flag.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -118,18 +125,20 @@ const { metafile } = await build({
   logLevel: 'warning',
 });
 
-const helpers = Object.keys(metafile.outputs)
-  .filter((output) => output.endsWith('.js'))
-  .filter((output) => {
-    const code = readFileSync(output, 'utf8');
-    const at = code.indexOf(NAME_HELPER);
-    if (at === -1) {
-      return false;
-    }
-    writeFileSync(output, code.slice(0, at) + LEAN_NAME_HELPER + code.slice(at + NAME_HELPER.length));
-    return true;
-  });
-if (helpers.length !== 1) {
-  console.error(`expected esbuild's __name helper in exactly one output, found it in ${helpers.length}`);
+let helpers = 0;
+for (const output of Object.keys(metafile.outputs).filter((path) => path.endsWith('.js'))) {
+  let code = readFileSync(output, 'utf8');
+  const at = code.indexOf(NAME_HELPER);
+  if (at !== -1) {
+    code = code.slice(0, at) + LEAN_NAME_HELPER + code.slice(at + NAME_HELPER.length);
+    helpers++;
+  }
+  writeFileSync(
+    output,
+    code.replace(/[^\0-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}
+if (helpers !== 1) {
+  console.error(`expected esbuild's __name helper in exactly one output, found it in ${helpers}`);
   process.exit(1);
 }
