@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -65,6 +65,23 @@ describe('start-up and configuration (the compiled service)', () => {
     } finally {
       await service.stop();
     }
+  });
+
+  it('is bundled in ASCII, names functions only where it renamed them, and imports node:http through require()', async () => {
+    // See scripts/bundle.js: each of these held memory or CPU for the life of the process.
+    const outputs = [
+      'dist/main.js',
+      ...(await readdir('dist/bundle')).map((file) => join('dist/bundle', file)),
+    ];
+    const codes = await Promise.all(
+      outputs.filter((file) => file.endsWith('.js')).map((file) => readFile(file, 'latin1')),
+    );
+
+    expect(codes.filter((code) => /[^\0-\x7f]/.test(code))).toHaveLength(0);
+    expect(codes.filter((code) => /from\s*"(node:)?http"/.test(code))).toHaveLength(0);
+    expect(
+      codes.filter((code) => code.includes('var __name=(target,value)=>target.name===value')),
+    ).toHaveLength(1);
   });
 
   it('refuses to start in production without AUTH_TOKENS: it fails closed', async () => {
