@@ -19,6 +19,9 @@
  *   --concurrency 8,32,64    connections for POST /plants
  *   --read-concurrency 32,64 connections for the reads
  *   --preload 1000000        plants preloaded (ids 1..N; every 4th tagged "fern")
+ *   --shared-buffers auto    the embedded PostgreSQL's shared_buffers: auto sizes them to
+ *                            the preloaded plants (at least PostgreSQL's 128MB, at most a
+ *                            quarter of the memory), or a size (512MB), or default
  *   --rounds 1               times the whole rotation is run
  *   --routes create,get,list (also: list-tag, pages of one tag)
  *   --targets floor,ceiling,service
@@ -67,6 +70,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8,32,64' },
     'read-concurrency': { type: 'string', default: '32,64' },
     preload: { type: 'string', default: '1000000' },
+    'shared-buffers': { type: 'string', default: 'auto' },
     rounds: { type: 'string', default: '1' },
     routes: { type: 'string', default: 'create,get,list' },
     targets: { type: 'string', default: 'floor,ceiling,service' },
@@ -88,6 +92,7 @@ const CONCURRENCY = numberList('concurrency', args.concurrency);
 const READ_CONCURRENCY = numberList('read-concurrency', args['read-concurrency']);
 const PRELOAD = positiveNumber('preload', args.preload, true);
 const ROUNDS = positiveNumber('rounds', args.rounds);
+const SHARED_BUFFERS = sharedBuffers(args['shared-buffers']);
 const ROUTE_NAMES = nameList('routes', args.routes, Object.keys(ROUTES));
 const TARGET_NAMES = TARGETS.filter((target) => nameList('targets', args.targets, TARGETS).includes(target));
 const SERVICE_ENV = serviceEnv(args['service-env']);
@@ -142,6 +147,7 @@ async function main() {
       concurrency: CONCURRENCY,
       readConcurrency: READ_CONCURRENCY,
       preload: PRELOAD,
+      sharedBuffers: database.sharedBuffers,
       rounds: ROUNDS,
       routes: ROUTE_NAMES,
       targets: TARGET_NAMES,
@@ -153,6 +159,7 @@ async function main() {
     // Migrations first, so that the start-up measured later finds the database ready.
     await stopProcess(await startServer('service', database.url, { measureStartup: false }));
     results.preload = await preload(db);
+    results.prewarm = await prewarm(db);
 
     for (const target of TARGET_NAMES) {
       servers[target] = await startServer(target, database.url, { measureStartup: target !== 'ceiling' });
@@ -245,13 +252,19 @@ async function startDatabase() {
         `Refusing to benchmark on "${name}": its plants are deleted; use a database named *bench* or *test*`,
       );
     }
-    return { url: process.env.DATABASE_URL, stop: async () => undefined };
+    return { url: process.env.DATABASE_URL, sharedBuffers: null, stop: async () => undefined };
   }
   const dataDir = join(os.tmpdir(), `plant-store-bench-${process.pid}`);
-  // Durable, as in production: fsync and synchronous commit on.
-  const server = await EmbeddedPostgres.start({ dataDir, database: 'plant_store_bench' });
+  // Durable, as in production: fsync and synchronous commit on; and, as a production
+  // server would be, sized so that its buffers hold the plants (--shared-buffers).
+  const server = await EmbeddedPostgres.start({
+    dataDir,
+    database: 'plant_store_bench',
+    settings: SHARED_BUFFERS ? { shared_buffers: SHARED_BUFFERS } : {},
+  });
   return {
     url: server.url,
+    sharedBuffers: SHARED_BUFFERS ?? '128MB',
     stop: async () => {
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });
@@ -289,6 +302,30 @@ async function preload(db) {
   const seconds = round((performance.now() - started) / 1000, 1);
   console.log(`Preload: ${seconds} s`);
   return { rows: PRELOAD, seconds, reused: false };
+}
+
+/**
+ * Reads the table and its indexes into PostgreSQL's buffers (pg_prewarm), as a
+ * server that has been serving them would hold them; a table larger than the
+ * buffers keeps its last part. Skipped where the extension is missing.
+ */
+async function prewarm(db) {
+  try {
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
+  } catch (error) {
+    console.log(`Prewarm skipped: ${error.message}`);
+    return null;
+  }
+  const started = performance.now();
+  const {
+    rows: [{ blocks }],
+  } = await db.query(
+    `SELECT sum(pg_prewarm(oid::regclass))::text AS blocks FROM pg_class
+      WHERE oid = 'plants'::regclass OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'plants'::regclass)`,
+  );
+  const seconds = round((performance.now() - started) / 1000, 1);
+  console.log(`Prewarm: ${Number(blocks).toLocaleString('en')} blocks of 8 kB in ${seconds} s`);
+  return { blocks: Number(blocks), seconds };
 }
 
 /** Deletes what creates wrote (ids outside 1..N), not the preloaded plants; then VACUUM and CHECKPOINT. */
@@ -720,6 +757,25 @@ function positiveNumber(name, text, zeroAllowed = false) {
     usage(`--${name} must be a whole number${zeroAllowed ? '' : ' above 0'}, not ${text}`);
   }
   return value;
+}
+
+/**
+ * shared_buffers for the embedded PostgreSQL: none for its default (128MB), or a
+ * size; auto, 160 bytes a preloaded plant (the table and its two indexes take
+ * about 120), at least 128MB, at most a quarter of the memory.
+ */
+function sharedBuffers(text) {
+  if (text === 'default') {
+    return undefined;
+  }
+  if (/^\d+(kB|MB|GB)$/.test(text)) {
+    return text;
+  }
+  if (text !== 'auto') {
+    usage(`--shared-buffers must be auto, default or a size such as 512MB, not ${text}`);
+  }
+  const mb = Math.ceil((PRELOAD * 160) / 2 ** 20);
+  return `${Math.min(Math.max(mb, 128), Math.floor(os.totalmem() / 4 / 2 ** 20))}MB`;
 }
 
 function numberList(name, text) {

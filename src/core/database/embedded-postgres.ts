@@ -35,6 +35,8 @@ export interface EmbeddedPostgresOptions {
   readonly ephemeral?: boolean;
   /** The port to listen on; a free one by default. */
   readonly port?: number;
+  /** Server settings for this start (`-c name=value`), such as `shared_buffers`. */
+  readonly settings?: Readonly<Record<string, string>>;
   readonly log?: EmbeddedPostgresLog;
 }
 
@@ -65,6 +67,7 @@ export class EmbeddedPostgres {
   ) {}
 
   static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+    const extraSettings = serverOptions(options.settings ?? {});
     const dataDir = resolve(options.dataDir);
     const binaries = await loadBinaries();
     const runAs = await ensureUnprivilegedUser();
@@ -83,6 +86,7 @@ export class EmbeddedPostgres {
     if (options.ephemeral) {
       settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
     }
+    settings.push(...extraSettings);
     await pgCtl(binaries, runAs, [
       'start',
       '--wait',
@@ -273,6 +277,16 @@ async function createDatabaseIfMissing(server: URL, database: string): Promise<v
   } finally {
     await client.end();
   }
+}
+
+/** `-c name=value` for each setting; refused unless it is one word, as pg_ctl passes them on in one string. */
+function serverOptions(settings: Readonly<Record<string, string>>): string[] {
+  return Object.entries(settings).map(([name, value]) => {
+    if (!/^[a-z_.]+$/.test(name) || !/^[\w.]+$/.test(value)) {
+      throw new Error(`Not a PostgreSQL setting: ${name}=${value}`);
+    }
+    return `-c ${name}=${value}`;
+  });
 }
 
 function findFreePort(): Promise<number> {
