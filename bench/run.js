@@ -147,7 +147,6 @@ async function main() {
       concurrency: CONCURRENCY,
       readConcurrency: READ_CONCURRENCY,
       preload: PRELOAD,
-      sharedBuffers: database.sharedBuffers,
       rounds: ROUNDS,
       routes: ROUTE_NAMES,
       targets: TARGET_NAMES,
@@ -252,7 +251,7 @@ async function startDatabase() {
         `Refusing to benchmark on "${name}": its plants are deleted; use a database named *bench* or *test*`,
       );
     }
-    return { url: process.env.DATABASE_URL, sharedBuffers: null, stop: async () => undefined };
+    return { url: process.env.DATABASE_URL, stop: async () => undefined };
   }
   const dataDir = join(os.tmpdir(), `plant-store-bench-${process.pid}`);
   // Durable, as in production: fsync and synchronous commit on; and, as a production
@@ -264,7 +263,6 @@ async function startDatabase() {
   });
   return {
     url: server.url,
-    sharedBuffers: SHARED_BUFFERS ?? '128MB',
     stop: async () => {
       await server.stop();
       await rm(dataDir, { recursive: true, force: true });
@@ -727,7 +725,9 @@ function table(runs) {
 }
 
 async function machine(db) {
-  const { rows } = await db.query('SHOW server_version');
+  const { rows } = await db.query(
+    "SELECT current_setting('server_version') AS server_version, current_setting('shared_buffers') AS shared_buffers",
+  );
   const wrk = await run('wrk', ['--version']).then(
     ({ stdout }) => stdout,
     (error) => error.stdout ?? '',
@@ -738,6 +738,7 @@ async function machine(db) {
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     postgres: rows[0].server_version,
+    sharedBuffers: rows[0].shared_buffers,
     kernel: os.release(),
     wrk: /^wrk (\S+)/.exec(wrk)?.[1] ?? null,
   };
