@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 
 import { AUTH, parseWithBigInts } from './support/factories.js';
 import { truncateAll } from './support/database.js';
@@ -94,6 +95,18 @@ describe('reading and deleting plants', () => {
         { id: 3, name: 'C' },
       ]);
       expect(response.headers.link).toBeUndefined();
+    });
+
+    it("reads on sessions without JIT, which a page's LIMIT from a parameter sets off on large tables", async () => {
+      const service = testApp.app.get(DataSource);
+      // Several at once, so that more than one of the pool's connections answers.
+      const sessions = await Promise.all(
+        Array.from({ length: 4 }, () => service.query<Array<{ jit: string }>>('SHOW jit')),
+      );
+
+      expect(sessions.map(([row]) => row?.jit)).toStrictEqual(['off', 'off', 'off', 'off']);
+      // The server's own default is left as it is for its other clients.
+      expect((await testApp.db.query<{ jit: string }>('SHOW jit')).rows[0]?.jit).toBe('on');
     });
 
     it('pages with `after` and a Link to the next page, and says nothing past the last', async () => {

@@ -45,6 +45,11 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
       query_timeout:
         settings.statementTimeoutMs === undefined ? undefined : settings.statementTimeoutMs + 250,
       keepAlive: true,
+      // No JIT compilation: the service's statements are short, and PostgreSQL
+      // decides to compile by the planner's estimated cost, which is far too high
+      // for a keyset page whose LIMIT comes from a parameter. On ten million rows
+      // each page then spent about 70 ms in LLVM (docs/performance.md#sessions-without-jit).
+      options: '-c jit=off',
     },
   };
 }
