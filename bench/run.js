@@ -664,7 +664,8 @@ function report(results) {
       `${results.preload.rows.toLocaleString('en')} preloaded plants, load generator ${results.loadGenerator}`,
   );
   console.log(
-    `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGb} GiB, Node ${m.node}, PostgreSQL ${m.postgres}` +
+    `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGb} GiB, Node ${m.node}, PostgreSQL ${m.postgres} ` +
+      `(shared_buffers ${m.sharedBuffers}, ${m.jitAvailable ? 'JIT available' : 'no JIT'})` +
       (Object.keys(results.options.serviceEnv).length > 0
         ? `; service environment: ${Object.entries(results.options.serviceEnv)
             .map(([key, value]) => `${key}=${value}`)
@@ -726,7 +727,8 @@ function table(runs) {
 
 async function machine(db) {
   const { rows } = await db.query(
-    "SELECT current_setting('server_version') AS server_version, current_setting('shared_buffers') AS shared_buffers",
+    "SELECT current_setting('server_version') AS server_version, current_setting('shared_buffers') AS shared_buffers," +
+      ' pg_jit_available() AS jit_available',
   );
   const wrk = await run('wrk', ['--version']).then(
     ({ stdout }) => stdout,
@@ -739,6 +741,8 @@ async function machine(db) {
     node: process.version,
     postgres: rows[0].server_version,
     sharedBuffers: rows[0].shared_buffers,
+    // Whether the server can compile statements (built with LLVM): the service turns it off for its sessions.
+    jitAvailable: rows[0].jit_available,
     kernel: os.release(),
     wrk: /^wrk (\S+)/.exec(wrk)?.[1] ?? null,
   };
