@@ -109,6 +109,30 @@ describe('reading and deleting plants', () => {
       expect((await testApp.db.query<{ jit: string }>('SHOW jit')).rows[0]?.jit).toBe('on');
     });
 
+    it("keeps a DATABASE_URL's own session options, and its own choice of JIT", async () => {
+      const withOptions = (options: string) => {
+        const url = new URL(process.env.DATABASE_URL ?? '');
+        url.searchParams.set('options', options);
+        return url.toString();
+      };
+      const settingsOf = async (options: string) => {
+        const other = await startTestApp({ DATABASE_URL: withOptions(options) });
+        try {
+          const [row] = await other.app
+            .get(DataSource)
+            .query<Array<{ jit: string; work_mem: string }>>(
+              "SELECT current_setting('jit') AS jit, current_setting('work_mem') AS work_mem",
+            );
+          return row;
+        } finally {
+          await other.close();
+        }
+      };
+
+      expect(await settingsOf('-c work_mem=8MB')).toStrictEqual({ jit: 'off', work_mem: '8MB' });
+      expect(await settingsOf('-c jit=on -c work_mem=8MB')).toStrictEqual({ jit: 'on', work_mem: '8MB' });
+    });
+
     it('pages with `after` and a Link to the next page, and says nothing past the last', async () => {
       await seed(
         ...Array.from(

@@ -21,9 +21,10 @@ export interface ConnectionSettings {
 
 /** One definition of the connection, shared by the service, the migration script and the TypeORM CLI. */
 export function buildDataSourceOptions(settings: ConnectionSettings): DataSourceOptions {
+  const session = sessionOptions(settings.url);
   return {
     type: 'postgres',
-    url: settings.url,
+    url: session.url,
     applicationName: 'plant-store',
     entities: settings.entities ?? [],
     migrations: [...settings.migrations],
@@ -45,11 +46,34 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
       query_timeout:
         settings.statementTimeoutMs === undefined ? undefined : settings.statementTimeoutMs + 250,
       keepAlive: true,
-      // No JIT compilation: the service's statements are short, and PostgreSQL
-      // decides to compile by the planner's estimated cost, which is far too high
-      // for a keyset page whose LIMIT comes from a parameter. On ten million rows
-      // each page then spent about 70 ms in LLVM (docs/performance.md#sessions-without-jit).
-      options: '-c jit=off',
+      options: session.options,
     },
   };
+}
+
+/**
+ * No JIT compilation: the service's statements are short, and PostgreSQL
+ * decides to compile by the planner's estimated cost, which is far too high
+ * for a keyset page whose LIMIT comes from a parameter. On ten million rows
+ * each page then spent about 70 ms in LLVM (docs/performance.md#sessions-without-jit).
+ */
+const SESSION_OPTIONS = '-c jit=off';
+
+/**
+ * The connection URL, and PostgreSQL's `options` startup parameter for each
+ * session. pg lets a URL's own `options` replace the client's, so those of the
+ * URL are taken out of it and the service's added after them, unless they set
+ * `jit` themselves: that choice stands (`?options=-c%20jit%3Don` leaves the
+ * decision to PostgreSQL).
+ */
+export function sessionOptions(url: string): { url: string; options: string } {
+  // A URL this cannot read is left to pg as it is, to refuse in its own words.
+  const parsed = URL.parse(url);
+  if (!parsed?.searchParams.has('options')) {
+    return { url, options: SESSION_OPTIONS };
+  }
+  const own = parsed.searchParams.getAll('options').join(' ').trim();
+  parsed.searchParams.delete('options');
+  const setsJit = /(?:^|\s)(?:-c\s*|--)jit=/.test(own);
+  return { url: parsed.toString(), options: setsJit ? own : `${own} ${SESSION_OPTIONS}`.trim() };
 }
