@@ -65,6 +65,10 @@ describe('start-up and configuration (the compiled service)', () => {
     } finally {
       await service.stop();
     }
+    // Lines are written a turn of the event loop at a time, asynchronously: the last ones too, at exit.
+    const lines = service.output().split('\n');
+    expect(lines.filter((line) => line.includes('"route":"/openapi.json"'))).toHaveLength(1);
+    expect(lines.filter(Boolean).at(-1)).toContain('"msg":"Shut down cleanly"');
   });
 
   it('is bundled in ASCII, names functions only where it renamed them, and imports node:http through require()', async () => {

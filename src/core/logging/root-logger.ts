@@ -3,6 +3,7 @@ import pretty from 'pino-pretty';
 
 import type { AppConfig } from '../config/app.config.js';
 import { requestLogFields } from './request-context.js';
+import { TurnBatchedDestination } from './turn-batched-destination.js';
 
 /**
  * The process's one logger: Nest's logger and the request log both write
@@ -29,7 +30,7 @@ export function createRootLogger(
   return logFormat === 'pretty'
     ? pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }))
     : // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
-      pino(settings, pino.destination({ sync: false }));
+      pino(settings, new TurnBatchedDestination(pino.destination({ sync: false })));
 }
 
 /** Writes out what is buffered: before the process exits. */

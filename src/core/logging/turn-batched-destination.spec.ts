@@ -1,0 +1,107 @@
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { pino } from 'pino';
+
+import { type FlushableDestination, TurnBatchedDestination } from './turn-batched-destination.js';
+
+describe('TurnBatchedDestination', () => {
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const made: Array<() => void> = [];
+
+  /** A destination whose exit listener (the first one, as it prepends it) is taken off after the test. */
+  function batching(target: FlushableDestination): { destination: TurnBatchedDestination; exit: () => void } {
+    const destination = new TurnBatchedDestination(target);
+    const exit = process.listeners('exit')[0] as () => void;
+    made.push(() => process.removeListener('exit', exit));
+    return { destination, exit };
+  }
+
+  function recording() {
+    const events: string[] = [];
+    const target: FlushableDestination = {
+      write: (text) => events.push(`write ${text}`),
+      flush: (callback) => {
+        events.push('flush');
+        callback();
+      },
+      flushSync: () => events.push('flushSync'),
+    };
+    return { target, events };
+  }
+
+  afterEach(() => made.splice(0).forEach((undo) => undo()));
+
+  it('hands over the lines of one turn as one string, in order, at the end of the turn', async () => {
+    const { target, events } = recording();
+    const { destination } = batching(target);
+    destination.write('a\n');
+    destination.write('b\n');
+    destination.write('c\n');
+
+    expect(events).toStrictEqual([]);
+    await turn();
+    expect(events).toStrictEqual(['write a\nb\nc\n']);
+
+    destination.write('d\n');
+    await turn();
+    expect(events).toStrictEqual(['write a\nb\nc\n', 'write d\n']);
+  });
+
+  it('hands over what it holds before flushing, and writes nothing twice', async () => {
+    const { target, events } = recording();
+    const { destination } = batching(target);
+    destination.write('a\n');
+    destination.flush(() => events.push('flushed'));
+    destination.write('b\n');
+    destination.flushSync();
+    await turn();
+
+    expect(events).toStrictEqual(['write a\n', 'flush', 'flushed', 'write b\n', 'flushSync']);
+  });
+
+  it('hands over what it holds when the process exits, before anything else does', () => {
+    const { target, events } = recording();
+    const { destination, exit } = batching(target);
+    destination.write('a\n');
+
+    expect(process.listeners('exit')[0]).toBe(exit);
+    exit();
+    expect(events).toStrictEqual(['write a\n']);
+  });
+
+  it('writes every line through sonic-boom, in order, across turns', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'plant-store-log-'));
+    try {
+      const file = join(dir, 'log');
+      const sonic = pino.destination({ dest: file, sync: false });
+      await once(sonic, 'ready');
+      const { destination } = batching(sonic);
+      const lines = Array.from(
+        { length: 3000 },
+        (_, index) => `{"line":${index},"text":"${'x'.repeat(index % 300)}"}\n`,
+      );
+      for (const [index, line] of lines.entries()) {
+        destination.write(line);
+        if (index % 700 === 0) {
+          await turn();
+        }
+      }
+      // sonic-boom's flush hands everything to its writes, and answers without waiting for them.
+      destination.flush(() => undefined);
+      const expected = lines.join('');
+      let written = '';
+      for (let waited = 0; written.length < expected.length && waited < 5_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        written = await readFile(file, 'utf8');
+      }
+
+      expect(written).toBe(expected);
+      sonic.destroy();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
