@@ -133,6 +133,24 @@ describe('reading and deleting plants', () => {
       expect(await settingsOf('-c jit=on -c work_mem=8MB')).toStrictEqual({ jit: 'on', work_mem: '8MB' });
     });
 
+    it('closes pooled connections idle for DATABASE_POOL_IDLE_TIMEOUT_MS, and keeps them with 0', async () => {
+      const pooledAfterIdle = async (idleTimeoutMs: string) => {
+        const other = await startTestApp({ DATABASE_POOL_IDLE_TIMEOUT_MS: idleTimeoutMs });
+        try {
+          const dataSource = other.app.get(DataSource);
+          // Three at once: three connections.
+          await Promise.all(Array.from({ length: 3 }, () => dataSource.query('SELECT pg_sleep(0.05)')));
+          await new Promise((resolve) => setTimeout(resolve, 800));
+          return (dataSource.driver as unknown as { master: { totalCount: number } }).master.totalCount;
+        } finally {
+          await other.close();
+        }
+      };
+
+      expect(await pooledAfterIdle('200')).toBe(0);
+      expect(await pooledAfterIdle('0')).toBeGreaterThanOrEqual(3);
+    });
+
     it('pages with `after` and a Link to the next page, and says nothing past the last', async () => {
       await seed(
         ...Array.from(

@@ -17,6 +17,15 @@ export class DatabaseEnvironment {
   @IntegerVariable(1, 200)
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * A pooled connection idle this long is closed; 0 keeps connections open.
+   * Connections opened by a burst close together after it, which stalls
+   * PostgreSQL's other backends for a moment when its buffers are large
+   * (docs/performance.md#figures).
+   */
+  @IntegerVariable(0, 3_600_000)
+  DATABASE_POOL_IDLE_TIMEOUT_MS = 10_000;
+
   @IsOptional()
   @IsString()
   EMBEDDED_POSTGRES_DIR = '.data/postgres';
@@ -57,6 +66,7 @@ export const databaseConfig = registerAs('database', () => {
     url: env.DATABASE_URL,
     runMigrations: env.DATABASE_MIGRATIONS_RUN,
     poolSize: env.DATABASE_POOL_SIZE,
+    poolIdleTimeoutMs: env.DATABASE_POOL_IDLE_TIMEOUT_MS,
     embeddedDataDir: env.EMBEDDED_POSTGRES_DIR,
     connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,

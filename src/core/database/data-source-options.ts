@@ -12,6 +12,8 @@ export interface ConnectionSettings {
    */
   readonly entities?: DataSourceOptions['entities'];
   readonly poolSize: number;
+  /** A pooled connection idle this long is closed; 0 keeps it. pg's default, 10 s, when unset. */
+  readonly poolIdleTimeoutMs?: number;
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;
   readonly idleInTransactionTimeoutMs?: number;
@@ -46,6 +48,7 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
       query_timeout:
         settings.statementTimeoutMs === undefined ? undefined : settings.statementTimeoutMs + 250,
       keepAlive: true,
+      idleTimeoutMillis: settings.poolIdleTimeoutMs,
       options: session.options,
     },
   };

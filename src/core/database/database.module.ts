@@ -22,6 +22,7 @@ import { TypeOrmNestLogger } from './typeorm-logger.js';
             url: server.url,
             migrations: await discoverMigrations(),
             poolSize: config.poolSize,
+            poolIdleTimeoutMs: config.poolIdleTimeoutMs,
             connectTimeoutMs: config.connectTimeoutMs,
             statementTimeoutMs: config.statementTimeoutMs,
             idleInTransactionTimeoutMs: config.idleInTransactionTimeoutMs,
