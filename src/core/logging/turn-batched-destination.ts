@@ -23,17 +23,15 @@ export interface FlushableDestination {
  * last flush. pino calls `flushSync` after every `fatal` line.
  */
 export class TurnBatchedDestination implements DestinationStream {
+  /** The lines of this turn; the first one schedules their hand-over. */
   private lines: string[] = [];
-  private scheduled = false;
 
   constructor(private readonly target: FlushableDestination) {
     process.prependListener('exit', this.handOver);
   }
 
   write(line: string): void {
-    this.lines.push(line);
-    if (!this.scheduled) {
-      this.scheduled = true;
+    if (this.lines.push(line) === 1) {
       setImmediate(this.handOver);
     }
   }
@@ -49,7 +47,6 @@ export class TurnBatchedDestination implements DestinationStream {
   }
 
   private readonly handOver = (): void => {
-    this.scheduled = false;
     if (this.lines.length === 0) {
       return;
     }
