@@ -17,7 +17,7 @@ import { createRootLogger, flushLogger } from './core/logging/root-logger.js';
 let rootLogger: PinoLogger | undefined;
 
 async function bootstrap(): Promise<void> {
-  rootLogger = createRootLogger(appConfig());
+  rootLogger = await createRootLogger(appConfig());
   const app = await createApp({ logger: rootLogger });
   try {
     const config = app.get<AppConfig>(appConfig.KEY);

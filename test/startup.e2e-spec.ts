@@ -29,12 +29,16 @@ describe('start-up and configuration (the compiled service)', () => {
   });
 
   it('generates a development token once, prints it, keeps it in .data/dev-token and accepts it', async () => {
-    const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL };
+    // Development's own log format (LOG_FORMAT unset).
+    const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, LOG_FORMAT: undefined };
     const first = await startService(env, { cwd: workDir });
     const token = (await readFile(join(workDir, '.data/dev-token'), 'utf8')).trim();
     try {
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(first.output()).toContain(token);
+      // Development's log format, pino-pretty's, loaded for it alone: one line a message, not JSON.
+      expect(first.output()).toMatch(/INFO.*: .*Plant Store is listening on http:/);
+      expect(first.output()).not.toContain('"level":');
       expect((await stat(join(workDir, '.data/dev-token'))).mode & 0o777).toBe(0o600);
       await expect(create(first.url, token, { id: 910_001, name: 'Fern' })).resolves.toBe(200);
     } finally {
@@ -86,6 +90,39 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(
       codes.filter((code) => code.includes('var __name=(target,value)=>target.name===value')),
     ).toHaveLength(1);
+  });
+
+  it('loads the Redis client and the development log format only when they are configured', async () => {
+    // What every start loads: the chunks the entry imports, and theirs, followed through static imports only.
+    const read = (file: string): Promise<string> => readFile(join('dist', file), 'latin1');
+    const loaded = new Map<string, string>();
+    const pending = [...(await read('main.js')).matchAll(/import\("\.\/([^"]+)"\)/g)].map(
+      (match) => match[1],
+    );
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      const code = await read(file);
+      loaded.set(file, code);
+      for (const [, imported] of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) {
+        const path = join(file, '..', imported);
+        if (!loaded.has(path) && !pending.includes(path)) {
+          pending.push(path);
+        }
+      }
+    }
+    const everyChunk = await readdir('dist/bundle');
+    const modules = (code: string): string[] =>
+      [...code.matchAll(/"node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]);
+
+    const alwaysLoaded = new Set([...loaded.values()].flatMap(modules));
+    const bundled = new Set(
+      (await Promise.all(everyChunk.map((file) => read(join('bundle', file))))).flatMap(modules),
+    );
+    expect(alwaysLoaded).toContain('typeorm');
+    expect(alwaysLoaded).not.toContain('ioredis');
+    expect(alwaysLoaded).not.toContain('pino-pretty');
+    expect(bundled).toContain('ioredis');
+    expect(bundled).toContain('pino-pretty');
   });
 
   it('refuses to start in production without AUTH_TOKENS: it fails closed', async () => {

@@ -51,7 +51,7 @@ export async function startTestApp(
       ...env,
     },
     async () => {
-      const created = await createApp({ logger: createRootLogger(appConfig(), logs), imports });
+      const created = await createApp({ logger: await createRootLogger(appConfig(), logs), imports });
       await created.listen(0, '127.0.0.1');
       return created;
     },

@@ -1,5 +1,4 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 
 import type { AppConfig } from '../config/app.config.js';
 import { requestLogFields } from './request-context.js';
@@ -10,11 +9,14 @@ import { TurnBatchedDestination } from './turn-batched-destination.js';
  * through it. It is made before Nest is, so that start-up (and its database
  * retries) is logged as it happens, in the configured format. Every line
  * written on a request's behalf carries the request's id and principal.
+ *
+ * pino-pretty, the development format's, is loaded only for that format:
+ * production's JSON lines never need it.
  */
-export function createRootLogger(
+export async function createRootLogger(
   { logLevel, logFormat }: Pick<AppConfig, 'logLevel' | 'logFormat'>,
   destination?: DestinationStream,
-): Logger {
+): Promise<Logger> {
   const settings = {
     level: logLevel,
     base: { service: 'plant-store' },
@@ -27,10 +29,12 @@ export function createRootLogger(
   if (destination) {
     return pino(settings, destination);
   }
-  return logFormat === 'pretty'
-    ? pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }))
-    : // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
-      pino(settings, new TurnBatchedDestination(pino.destination({ sync: false })));
+  if (logFormat === 'pretty') {
+    const { default: pretty } = await import('pino-pretty');
+    return pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }));
+  }
+  // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
+  return pino(settings, new TurnBatchedDestination(pino.destination({ sync: false })));
 }
 
 /** Writes out what is buffered: before the process exits. */

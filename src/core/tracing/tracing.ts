@@ -22,7 +22,7 @@ export async function startTracing(): Promise<void> {
   }
   // The application's logger is made later, with the application: this one writes the same lines. Its
   // few lines are written at once, so that they come before the application's, as they happen.
-  const root = createRootLogger(
+  const root = await createRootLogger(
     config,
     config.logFormat === 'json' ? pino.destination({ sync: true }) : undefined,
   );
