@@ -668,13 +668,20 @@ function report(results) {
   );
   console.log(
     `Machine: ${m.cores} × ${m.cpu}, ${m.memoryGb} GiB, Node ${m.node}, PostgreSQL ${m.postgres} ` +
-      `(shared_buffers ${m.sharedBuffers}, ${m.jitAvailable ? 'JIT available' : 'no JIT'})` +
+      `(shared_buffers ${m.sharedBuffers}${m.hugePages ? `, huge pages ${m.hugePages}` : ''}, ` +
+      `${m.jitAvailable ? 'JIT available' : 'no JIT'})` +
       (Object.keys(results.options.serviceEnv).length > 0
         ? `; service environment: ${Object.entries(results.options.serviceEnv)
             .map(([key, value]) => `${key}=${value}`)
             .join(' ')}`
         : ''),
   );
+  if (m.hugePages === 'off') {
+    console.log(
+      "PostgreSQL's buffers are in 4 KiB pages, no huge pages being reserved: on millions of plants, its reads " +
+        'fault and miss more (docs/performance.md#postgresqls-buffers-in-huge-pages)',
+    );
+  }
   for (const { round: number, runs } of results.rounds) {
     console.log(`\nRound ${number} of ${results.rounds.length}\n`);
     table(runs);
@@ -731,7 +738,7 @@ function table(runs) {
 async function machine(db) {
   const { rows } = await db.query(
     "SELECT current_setting('server_version') AS server_version, current_setting('shared_buffers') AS shared_buffers," +
-      ' pg_jit_available() AS jit_available',
+      " current_setting('huge_pages_status', true) AS huge_pages, pg_jit_available() AS jit_available",
   );
   const wrk = await run('wrk', ['--version']).then(
     ({ stdout }) => stdout,
@@ -744,6 +751,9 @@ async function machine(db) {
     node: process.version,
     postgres: rows[0].server_version,
     sharedBuffers: rows[0].shared_buffers,
+    // Whether the buffers sit in huge pages (PostgreSQL 17 and later say; null before): with 4 KiB pages, reads
+    // spread over gigabytes of buffers grow slower with the table (docs/performance.md).
+    hugePages: rows[0].huge_pages ?? null,
     // Whether the server can compile statements (built with LLVM): the service turns it off for its sessions.
     jitAvailable: rows[0].jit_available,
     kernel: os.release(),
