@@ -752,8 +752,8 @@ async function machine(db) {
     postgres: rows[0].server_version,
     sharedBuffers: rows[0].shared_buffers,
     // Whether the buffers sit in huge pages (PostgreSQL 17 and later say; null before): with 4 KiB pages, reads
-    // spread over gigabytes of buffers grow slower with the table (docs/performance.md).
-    hugePages: rows[0].huge_pages ?? null,
+    // spread over gigabytes of buffers slow down more as the table grows (docs/performance.md).
+    hugePages: rows[0].huge_pages,
     // Whether the server can compile statements (built with LLVM): the service turns it off for its sessions.
     jitAvailable: rows[0].jit_available,
     kernel: os.release(),
