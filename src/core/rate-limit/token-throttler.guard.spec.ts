@@ -1,0 +1,141 @@
+import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
+import { SkipThrottle, Throttle, type ThrottlerOptions } from '@nestjs/throttler';
+import type { Request } from 'express';
+
+import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
+import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
+
+@Throttle({ [TOKEN_THROTTLER]: { limit: 3, ttl: 60_000 } })
+class Routes {
+  plain(): void {}
+
+  @Throttle({ [TOKEN_THROTTLER]: { limit: 1, ttl: 60_000 } })
+  strict(): void {}
+
+  @SkipThrottle({ [TOKEN_THROTTLER]: true })
+  unlimited(): void {}
+
+  @Throttle({ [TOKEN_THROTTLER]: { limit: (context) => (isAdmin(context) ? 5 : 2), ttl: 60_000 } })
+  byRequest(): void {}
+
+  @Throttle({ [TOKEN_THROTTLER]: { limit: (() => 'many') as unknown as number, ttl: 60_000 } })
+  misconfigured(): void {}
+}
+
+class OtherRoutes extends Routes {}
+
+function isAdmin(context: ExecutionContext): boolean {
+  return context.switchToHttp().getRequest<Request>().principal?.subject === 'admin';
+}
+
+function contextFor(
+  handler: keyof Routes,
+  subject?: string,
+  controller: typeof Routes = Routes,
+): ExecutionContext {
+  const request = {
+    headers: {},
+    principal: subject === undefined ? undefined : { subject, hasScope: () => true },
+  } as unknown as Request;
+  return {
+    getHandler: () => Routes.prototype[handler],
+    getClass: () => controller,
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
+  } as unknown as ExecutionContext;
+}
+
+/** How many of `attempts` calls pass before the guard answers 429. */
+async function allowed(
+  guard: TokenThrottlerGuard,
+  context: () => ExecutionContext,
+  attempts = 8,
+): Promise<number> {
+  let passed = 0;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    try {
+      expect(await guard.canActivate(context())).toBe(true);
+      passed++;
+    } catch (error) {
+      expect(error).toBeInstanceOf(HttpException);
+      expect((error as HttpException).getStatus()).toBe(HttpStatus.TOO_MANY_REQUESTS);
+    }
+  }
+  return passed;
+}
+
+describe('TokenThrottlerGuard', () => {
+  let storage: FixedWindowThrottlerStorage;
+
+  async function guardWith(throttler: Partial<ThrottlerOptions> = {}): Promise<TokenThrottlerGuard> {
+    const guard = new TokenThrottlerGuard(
+      { setHeaders: false, throttlers: [{ name: TOKEN_THROTTLER, limit: 4, ttl: 60_000, ...throttler }] },
+      storage,
+    );
+    await guard.onModuleInit();
+    return guard;
+  }
+
+  beforeEach(() => {
+    storage = new FixedWindowThrottlerStorage();
+  });
+
+  afterEach(() => {
+    storage.onModuleDestroy();
+  });
+
+  it('counts per principal, with the controller’s limit, and leaves other principals alone', async () => {
+    const guard = await guardWith();
+
+    expect(await allowed(guard, () => contextFor('plain', 'alice'))).toBe(3);
+    expect(await allowed(guard, () => contextFor('plain', 'bob'), 2)).toBe(2);
+  });
+
+  it('lets the handler’s own @Throttle() override its controller’s', async () => {
+    const guard = await guardWith();
+
+    expect(await allowed(guard, () => contextFor('strict', 'alice'))).toBe(1);
+  });
+
+  it('does not count a route under @SkipThrottle(), nor a request without a principal', async () => {
+    const guard = await guardWith();
+
+    expect(await allowed(guard, () => contextFor('unlimited', 'alice'))).toBe(8);
+    expect(await allowed(guard, () => contextFor('plain'))).toBe(8);
+  });
+
+  it('reads a limit that depends on the request on every request', async () => {
+    const guard = await guardWith();
+
+    expect(await allowed(guard, () => contextFor('byRequest', 'alice'))).toBe(2);
+    expect(await allowed(guard, () => contextFor('byRequest', 'admin'))).toBe(5);
+  });
+
+  it('skips when the throttler’s skipIf says so', async () => {
+    const guard = await guardWith({ skipIf: (context) => isAdmin(context) });
+
+    expect(await allowed(guard, () => contextFor('strict', 'admin'))).toBe(8);
+    expect(await allowed(guard, () => contextFor('strict', 'alice'))).toBe(1);
+  });
+
+  it('refuses a limit that is not a number, as the library does', async () => {
+    const guard = await guardWith();
+
+    await expect(guard.canActivate(contextFor('misconfigured', 'alice'))).rejects.toThrow(
+      'Invalid "limit" for the "token" throttler: expected a number, got "many".',
+    );
+  });
+
+  it('reads a route’s metadata once, per handler and controller', async () => {
+    const guard = await guardWith();
+    const first = guard.routeThrottles(contextFor('strict', 'alice'));
+
+    expect(guard.routeThrottles(contextFor('strict', 'bob'))).toBe(first);
+    expect(first).toEqual([
+      expect.objectContaining({ settings: { limit: 1, ttl: 60_000, blockDuration: 60_000 } }),
+    ]);
+    expect(guard.routeThrottles(contextFor('strict', 'alice', OtherRoutes))).not.toBe(first);
+    expect(guard.routeThrottles(contextFor('byRequest', 'alice'))).toEqual([
+      expect.objectContaining({ settings: undefined }),
+    ]);
+  });
+});
