@@ -1,6 +1,7 @@
 import pg from 'pg';
 
 import { TEST_TOKEN } from '../support/environment.js';
+import { eventually } from '../support/eventually.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 
 const IDS = 200;
@@ -49,11 +50,17 @@ describe('two instances (processes) on one fresh database', () => {
 
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.filter((row) => row.count > 1)).toStrictEqual([]);
-    const applied = [first, second].filter((instance) => instance.output().includes('Applied migrations'));
-    const upToDate = [first, second].filter((instance) =>
-      instance.output().includes('Database schema is up to date'),
-    );
-    expect({ applied: applied.length, upToDate: upToDate.length }).toStrictEqual({ applied: 1, upToDate: 1 });
+    const saying = (text: string) =>
+      [first, second].filter((instance) => instance.output().includes(text)).length;
+    // Log lines reach the output in blocks, a fraction of a second after they are written.
+    await eventually(() => saying('Applied migrations') + saying('Database schema is up to date') >= 2);
+    expect({
+      applied: saying('Applied migrations'),
+      upToDate: saying('Database schema is up to date'),
+    }).toStrictEqual({
+      applied: 1,
+      upToDate: 1,
+    });
   });
 
   it('settle conflicting creates of the same ids: one winner per id, whose plant is the row', async () => {

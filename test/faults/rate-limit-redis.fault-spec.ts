@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
@@ -103,6 +104,9 @@ describe('rate limits in Redis, against the compiled service, when Redis fails',
       errorsBefore + 30,
     );
     await expect(metric(service, 'rate_limit_storage_up')).resolves.toBe(0);
+    // Log lines reach the output in blocks, at most 100 ms after they are written: wait past the last block.
+    await eventually(() => rateLimitLines(service, since).length > 0);
+    await sleep(250);
     expect(rateLimitLines(service, since)).toStrictEqual([
       expect.objectContaining({ level: 'warn', msg: expect.stringContaining('Command timed out') }),
     ]);

@@ -2,7 +2,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 
 import type { AppConfig } from '../config/app.config.js';
 import { requestLogFields } from './request-context.js';
-import { TurnBatchedDestination } from './turn-batched-destination.js';
+import { BatchedDestination } from './batched-destination.js';
 
 /**
  * The process's one logger: Nest's logger and the request log both write
@@ -34,7 +34,7 @@ export async function createRootLogger(
     return pino(settings, pretty({ colorize: true, ignore: 'pid,hostname,service', singleLine: true }));
   }
   // Asynchronous writes keep logging off the request's critical path; flushed on shutdown.
-  return pino(settings, new TurnBatchedDestination(pino.destination({ sync: false })));
+  return pino(settings, new BatchedDestination(pino.destination({ sync: false })));
 }
 
 /** Writes out what is buffered: before the process exits. */

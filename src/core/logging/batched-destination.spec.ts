@@ -5,15 +5,23 @@ import { join } from 'node:path';
 
 import { pino } from 'pino';
 
-import { type FlushableDestination, TurnBatchedDestination } from './turn-batched-destination.js';
+import {
+  BatchedDestination,
+  type BatchedDestinationOptions,
+  type FlushableDestination,
+} from './batched-destination.js';
 
-describe('TurnBatchedDestination', () => {
+describe('BatchedDestination', () => {
   const turn = () => new Promise((resolve) => setImmediate(resolve));
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const made: Array<() => void> = [];
 
   /** A destination whose exit listener (the first one, as it prepends it) is taken off after the test. */
-  function batching(target: FlushableDestination): { destination: TurnBatchedDestination; exit: () => void } {
-    const destination = new TurnBatchedDestination(target);
+  function batching(
+    target: FlushableDestination,
+    options: BatchedDestinationOptions = { maxLength: 1024, maxDelayMs: 60_000 },
+  ): { destination: BatchedDestination; exit: () => void } {
+    const destination = new BatchedDestination(target, options);
     const exit = process.listeners('exit')[0] as () => void;
     made.push(() => process.removeListener('exit', exit));
     return { destination, exit };
@@ -34,20 +42,39 @@ describe('TurnBatchedDestination', () => {
 
   afterEach(() => made.splice(0).forEach((undo) => undo()));
 
-  it('hands over the lines of one turn as one string, in order, at the end of the turn', async () => {
+  it('holds lines across turns, and hands them over as one string, in order, once they reach maxLength', async () => {
     const { target, events } = recording();
-    const { destination } = batching(target);
+    const { destination } = batching(target, { maxLength: 6, maxDelayMs: 60_000 });
     destination.write('a\n');
     destination.write('b\n');
-    destination.write('c\n');
-
-    expect(events).toStrictEqual([]);
     await turn();
+    expect(events).toStrictEqual([]);
+
+    destination.write('c\n');
     expect(events).toStrictEqual(['write a\nb\nc\n']);
 
-    destination.write('d\n');
+    destination.write('a line longer than maxLength\n');
+    expect(events).toStrictEqual(['write a\nb\nc\n', 'write a line longer than maxLength\n']);
+  });
+
+  it('holds no line longer than maxDelayMs, however few they are', async () => {
+    const { target, events } = recording();
+    const { destination } = batching(target, { maxLength: 1024, maxDelayMs: 200 });
+    destination.write('a\n');
+    await wait(20);
+    destination.write('b\n');
     await turn();
-    expect(events).toStrictEqual(['write a\nb\nc\n', 'write d\n']);
+    expect(events).toStrictEqual([]);
+
+    await wait(300);
+    expect(events).toStrictEqual(['write a\nb\n']);
+
+    // The next block's first line starts its own delay.
+    destination.write('c\n');
+    await wait(20);
+    expect(events).toStrictEqual(['write a\nb\n']);
+    await wait(300);
+    expect(events).toStrictEqual(['write a\nb\n', 'write c\n']);
   });
 
   it('hands over what it holds before flushing, and writes nothing twice', async () => {
