@@ -14,7 +14,7 @@ export interface BatchedDestinationOptions {
   readonly maxDelayMs: number;
 }
 
-export const DEFAULT_BATCHING: BatchedDestinationOptions = { maxLength: 16 * 1024, maxDelayMs: 100 };
+export const DEFAULT_BATCHING: BatchedDestinationOptions = { maxLength: 4 * 1024, maxDelayMs: 100 };
 
 /**
  * Hands `target` the log lines in blocks: once the lines held reach
@@ -25,7 +25,7 @@ export const DEFAULT_BATCHING: BatchedDestinationOptions = { maxLength: 16 * 102
  * when it is done, which cost far more than the write itself. Written a line
  * at a time, or a turn of the event loop at a time, that cost falls on every
  * request when requests are few per turn (at 8 connections, a quarter of a
- * request's CPU). In blocks of 16 KiB it falls on fifty lines or more.
+ * request's CPU). In blocks of 4 KiB it falls on a dozen lines or more.
  * Blocks also spare sonic-boom's measuring of the text it holds at every
  * write, which copies all of it
  * ([Performance](../../../docs/performance.md#the-log-line)).
