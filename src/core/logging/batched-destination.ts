@@ -43,8 +43,8 @@ export class BatchedDestination implements DestinationStream {
     private readonly target: FlushableDestination,
     private readonly options: BatchedDestinationOptions = DEFAULT_BATCHING,
   ) {
-    // One timer, re-armed by each block's first line (never cleared: `refresh` cannot re-arm a
-    // cleared timer). It may fire early for a block, which is harmless, and never keeps the process alive.
+    // One timer, re-armed by each block's first line, never cleared (`refresh` cannot re-arm a
+    // cleared timer): when a block went for its size, it fires on nothing. It never keeps the process alive.
     this.timer = setTimeout(this.handOver, options.maxDelayMs).unref();
     process.prependListener('exit', this.handOver);
   }

@@ -119,7 +119,7 @@ export class TokenThrottlerGuard extends ThrottlerGuard {
           (blockDuration === undefined || typeof blockDuration === 'number');
         return {
           throttler,
-          skip: read<boolean>(THROTTLER_SKIP, throttler.name) === true,
+          skip: Boolean(read<boolean>(THROTTLER_SKIP, throttler.name)),
           limit,
           ttl,
           blockDuration,
