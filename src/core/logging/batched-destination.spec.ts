@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { pino } from 'pino';
 
@@ -13,7 +14,6 @@ import {
 
 describe('BatchedDestination', () => {
   const turn = () => new Promise((resolve) => setImmediate(resolve));
-  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const made: Array<() => void> = [];
 
   /** A destination whose exit listener (the first one, as it prepends it) is taken off after the test. */
@@ -61,19 +61,19 @@ describe('BatchedDestination', () => {
     const { target, events } = recording();
     const { destination } = batching(target, { maxLength: 1024, maxDelayMs: 200 });
     destination.write('a\n');
-    await wait(20);
+    await sleep(20);
     destination.write('b\n');
     await turn();
     expect(events).toStrictEqual([]);
 
-    await wait(300);
+    await sleep(300);
     expect(events).toStrictEqual(['write a\nb\n']);
 
     // The next block's first line starts its own delay.
     destination.write('c\n');
-    await wait(20);
+    await sleep(20);
     expect(events).toStrictEqual(['write a\nb\n']);
-    await wait(300);
+    await sleep(300);
     expect(events).toStrictEqual(['write a\nb\n', 'write c\n']);
   });
 
@@ -121,7 +121,7 @@ describe('BatchedDestination', () => {
       const expected = lines.join('');
       let written = '';
       for (let waited = 0; written.length < expected.length && waited < 5_000; waited += 10) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await sleep(10);
         written = await readFile(file, 'utf8');
       }
 

@@ -38,6 +38,8 @@ interface ThrottleSettings {
 export interface RouteThrottle {
   readonly throttler: ThrottlerOptions & { readonly name: string };
   readonly skip: boolean;
+  /** The throttler's own, or the module's. */
+  readonly skipIf: ThrottlerOptions['skipIf'];
   readonly limit: Resolvable<number>;
   readonly ttl: Resolvable<number>;
   /** Absent: the route's ttl. */
@@ -76,8 +78,7 @@ export class TokenThrottlerGuard extends ThrottlerGuard {
       return true;
     }
     for (const route of this.routeThrottles(context)) {
-      const skipIf = route.throttler.skipIf ?? this.commonOptions.skipIf;
-      if (route.skip || skipIf?.(context)) {
+      if (route.skip || route.skipIf?.(context)) {
         continue;
       }
       const { limit, ttl, blockDuration } = route.settings ?? (await this.resolveSettings(context, route));
@@ -120,6 +121,7 @@ export class TokenThrottlerGuard extends ThrottlerGuard {
         return {
           throttler,
           skip: Boolean(read<boolean>(THROTTLER_SKIP, throttler.name)),
+          skipIf: throttler.skipIf ?? this.commonOptions.skipIf,
           limit,
           ttl,
           blockDuration,
