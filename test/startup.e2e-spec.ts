@@ -75,7 +75,7 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(lines.filter(Boolean).at(-1)).toContain('"msg":"Shut down cleanly"');
   });
 
-  it('is bundled in ASCII, names functions only where it renamed them, and imports node:http through require()', async () => {
+  it('is bundled in ASCII, names functions only where it renamed them, imports node:http through require(), and makes no date formatter as it loads', async () => {
     // See scripts/bundle.js: each of these held memory or CPU for the life of the process.
     const outputs = [
       'dist/main.js',
@@ -90,6 +90,10 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(
       codes.filter((code) => code.includes('var __name=(target,value)=>target.name===value')),
     ).toHaveLength(1);
+    // Nest's two loggers make theirs when they first format a date.
+    const count = (pattern: RegExp) => codes.join('\n').match(pattern)?.length ?? 0;
+    expect(count(/dateTimeFormatter\d*=new Intl\.DateTimeFormat\(/g)).toBe(0);
+    expect(count(/dateTimeFormatter\d*=lazyDateTimeFormat\d*\(/g)).toBe(2);
   });
 
   it('loads the Redis client and the development log format only when they are configured', async () => {
