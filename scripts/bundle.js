@@ -47,7 +47,6 @@
  * expression, with or without its `u` flag.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 import { build } from 'esbuild';
@@ -120,8 +119,8 @@ const nestLoggersFormatDatesWhenTheyLog = {
     ].join('\n');
     builder.onLoad(
       { filter: /[\\/]@nestjs[\\/]common[\\/]services[\\/](console-)?logger\.service\.js$/ },
-      async ({ path }) => {
-        const code = await readFile(path, 'utf8');
+      ({ path }) => {
+        const code = readFileSync(path, 'utf8');
         if (code.split(eager).length !== 2) {
           return { errors: [{ text: `expected one \`${eager}…)\` in ${path}` }] };
         }
