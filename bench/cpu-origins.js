@@ -3,7 +3,7 @@
  * source file) each sample's function came from, rather than the bundle's
  * chunk it runs in.
  *
- *   BUNDLE_SOURCEMAP=1 npm run build:service
+ *   npm run build:service
  *   node --cpu-prof --cpu-prof-dir=prof dist/main.js   # under load, then stop it
  *   node bench/cpu-origins.js prof/*.cpuprofile [--functions 30]
  *

@@ -1,11 +1,15 @@
+import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 import { load } from 'js-yaml';
 
 import { TEST_TOKEN } from './support/environment.js';
 import { failedStart, startService } from './support/service-process.js';
+
+const run = promisify(execFile);
 
 /** Creates a plant through the running service; answers the status. */
 async function create(url: string, token: string, body: object): Promise<number> {
@@ -75,25 +79,40 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(lines.filter(Boolean).at(-1)).toContain('"msg":"Shut down cleanly"');
   });
 
-  it('is bundled in ASCII, names functions only where it renamed them, imports node:http through require(), and makes no date formatter as it loads', async () => {
-    // See scripts/bundle.js: each of these held memory or CPU for the life of the process.
-    const outputs = [
-      'dist/main.js',
-      ...(await readdir('dist/bundle')).map((file) => join('dist/bundle', file)),
-    ];
-    const codes = await Promise.all(
-      outputs.filter((file) => file.endsWith('.js')).map((file) => readFile(file, 'latin1')),
+  it('maps the bundle back to the TypeScript sources: a stack trace names the .ts file and line', async () => {
+    // The entry turns source maps on before it loads any chunk.
+    const entry = await readFile('dist/main.js', 'utf8');
+    expect(entry.indexOf('setSourceMapsSupport(true)')).toBeGreaterThan(-1);
+    expect(entry.indexOf('setSourceMapsSupport(true)')).toBeLessThan(entry.indexOf('import('));
+
+    // An error made in the service's own code, thrown from the bundle as the entry loads it.
+    const chunks = (await readdir('dist/bundle')).filter((file) => file.endsWith('.js'));
+    const codes = await Promise.all(chunks.map((file) => readFile(join('dist/bundle', file), 'utf8')));
+    const chunk = chunks.find((_, index) => /export\s*\{[^}]*\bappConfig\b/.test(codes[index]));
+    expect(chunk).toBeDefined();
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '--eval',
+        [
+          "import { setSourceMapsSupport } from 'node:module';",
+          'setSourceMapsSupport(true);',
+          'const { appConfig } = await import(process.argv[1]);',
+          'try { appConfig(); } catch (error) { console.log(error.stack); }',
+        ].join('\n'),
+        join(process.cwd(), 'dist/bundle', chunk!),
+      ],
+      { env: { PATH: process.env.PATH, PORT: 'eighty' } },
     );
 
-    expect(codes.filter((code) => /[^\0-\x7f]/.test(code))).toHaveLength(0);
-    expect(codes.filter((code) => /from\s*"(node:)?http"/.test(code))).toHaveLength(0);
-    expect(
-      codes.filter((code) => code.includes('var __name=(target,value)=>target.name===value')),
-    ).toHaveLength(1);
-    // Nest's two loggers make theirs when they first format a date.
-    const count = (pattern: RegExp) => codes.join('\n').match(pattern)?.length ?? 0;
-    expect(count(/dateTimeFormatter\d*=new Intl\.DateTimeFormat\(/g)).toBe(0);
-    expect(count(/dateTimeFormatter\d*=lazyDateTimeFormat\d*\(/g)).toBe(2);
+    const source = await readFile('src/core/config/environment.ts', 'utf8');
+    const line = source.split('\n').findIndex((text) => text.includes('throw InvalidConfigurationError')) + 1;
+    expect(stdout).toContain('PORT must be an integer number');
+    expect(stdout).toMatch(new RegExp(`src/core/config/environment\\.ts:${line}:\\d+`));
+    expect(stdout).toMatch(/src\/core\/config\/app\.config\.ts:\d+:\d+/);
+    // No frame of the service's own code is left pointing into the bundle.
+    expect(stdout).not.toMatch(/at readEnvironment \([^)]*dist\/bundle/);
   });
 
   it('loads the Redis client and the development log format only when they are configured', async () => {
@@ -122,7 +141,7 @@ describe('start-up and configuration (the compiled service)', () => {
     const bundled = new Set(
       (await Promise.all(everyChunk.map((file) => read(join('bundle', file))))).flatMap(modules),
     );
-    expect(alwaysLoaded).toContain('typeorm');
+    expect(alwaysLoaded).toContain('express');
     expect(alwaysLoaded).not.toContain('ioredis');
     expect(alwaysLoaded).not.toContain('pino-pretty');
     expect(bundled).toContain('ioredis');
