@@ -53,10 +53,6 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node runs as PID 1 and handles SIGTERM itself: it drains requests, then exits.
-# The V8 flags are package.json's config.nodeOptions (npm run lint checks they agree):
-# an 8 MB young generation, an old space grown to 1.3 times the live heap, and optimising
-# compiles on the main thread keep the resident size near 140 MB under load; every object
-# starts young, so that no process fills its old space with a request's garbage; and
-# young collections run on the main thread, which does not wait for a helper thread
-# that another process holds off the CPU (docs/performance.md).
-CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=30", "--no-concurrent-recompilation", "--no-allocation-site-pretenuring", "--no-parallel-scavenge", "dist/main.js"]
+# No Node.js flags here: memory settings belong to where the memory limit is set
+# (NODE_OPTIONS in docker-compose.yml and the Kubernetes manifests; npm run lint checks).
+CMD ["node", "dist/main.js"]

@@ -6,7 +6,8 @@
  *   floor    bench/floor-server.js: the same contract hand-written on node:http + pg
  *   ceiling  bench/ceiling-server.js: node:http answering POST /plants with no database
  *   service  dist/main.js in its production configuration (NODE_ENV=production, JSON
- *            logs at info written to a file, metrics on, package.json config.nodeOptions)
+ *            logs at info written to a file, metrics on), with no Node.js flags unless
+ *            --service-node-options gives some
  * on POST /plants (unique ids), GET /plants/{id} and GET /plants?limit=20&after=… (random
  * ids and pages of N preloaded rows), the targets taking turns at each route and
  * concurrency, the whole rotation repeated --rounds times. Before the load, a contract
@@ -28,12 +29,17 @@
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
  *                            follows its DATABASE_WRITE_CONCURRENCY too)
+ *   --service-node-options   Node.js options for the service, as a deployment sets them
+ *                            in NODE_OPTIONS ("--max-semi-space-size=16")
+ *   --memory-limit SIZE      runs the service in a memory cgroup of this size (256M), as
+ *                            a pod's memory limit does: cgroup v1, as root; reports the
+ *                            cgroup's peak and the processes it killed
  *   --label TEXT             names the run in the JSON
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +82,8 @@ const { values: args } = parseArgs({
     targets: { type: 'string', default: 'floor,ceiling,service' },
     'load-generator': { type: 'string' },
     'service-env': { type: 'string', multiple: true, default: [] },
+    'service-node-options': { type: 'string', default: '' },
+    'memory-limit': { type: 'string' },
     label: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -105,8 +113,8 @@ if (ROUTE_NAMES.some((route) => !ROUTES[route].writes) && PRELOAD < 1000) {
   usage('the read routes need --preload 1000 or more');
 }
 
-/** The V8 flags production runs with (package.json config.nodeOptions, the Dockerfile's CMD): for all three servers. */
-const NODE_FLAGS = JSON.parse(await readFile('package.json', 'utf8')).config.nodeOptions.split(' ');
+const SERVICE_NODE_OPTIONS = args['service-node-options'].trim();
+const MEMORY_LIMIT_BYTES = args['memory-limit'] === undefined ? undefined : byteSize(args['memory-limit']);
 /** Creates use ids far above the preloaded ones; start-up probes use ids below 1. */
 let nextIdBase = 1_000_000_000_000;
 let nextProbeId = -1_000_000;
@@ -151,9 +159,12 @@ async function main() {
       routes: ROUTE_NAMES,
       targets: TARGET_NAMES,
       serviceEnv: maskedEnv(SERVICE_ENV),
+      serviceNodeOptions: SERVICE_NODE_OPTIONS,
+      memoryLimitMb: MEMORY_LIMIT_BYTES === undefined ? null : MEMORY_LIMIT_BYTES / 2 ** 20,
     },
   };
   const servers = {};
+  memoryCgroup = MEMORY_LIMIT_BYTES === undefined ? undefined : await createMemoryCgroup(MEMORY_LIMIT_BYTES);
   try {
     // Migrations first, so that the start-up measured later finds the database ready.
     await stopProcess(await startServer('service', database.url, { measureStartup: false }));
@@ -203,6 +214,10 @@ async function main() {
     }
     await db.end();
     await database.stop();
+    if (memoryCgroup) {
+      results.memoryCgroup = { oomKills: await memoryCgroup.oomKills() };
+      await memoryCgroup.remove();
+    }
   }
 
   results.finishedAt = new Date().toISOString();
@@ -387,8 +402,15 @@ function spawnNode(target, script, env) {
   // and without this process relaying them (which would take CPU from the process under test).
   const logFile = join(os.tmpdir(), `plant-store-bench-${target}-${process.pid}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, [...NODE_FLAGS, script], {
-    env: { PATH: process.env.PATH, ...env },
+  const service = target === 'service';
+  const nodeOptions = service && SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: SERVICE_NODE_OPTIONS } : {};
+  // In the memory cgroup from its first instruction: the shell joins it, then becomes node.
+  const [command, args] =
+    service && memoryCgroup
+      ? ['sh', ['-c', 'echo $$ > "$0/tasks" && exec "$@"', memoryCgroup.path, process.execPath, script]]
+      : [process.execPath, [script]];
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH, ...env, ...nodeOptions },
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);
@@ -484,6 +506,10 @@ async function measure(db, server, route, concurrency) {
   assertRunning(server);
   // Every run finds the preloaded plants alone, whatever ran before it.
   await deleteCreated(db);
+  const inCgroup = server.target === 'service' && memoryCgroup;
+  if (inCgroup) {
+    await memoryCgroup.resetPeak();
+  }
   if (WARMUP_S > 0) {
     await load(server.base, route, concurrency, WARMUP_S);
   }
@@ -494,6 +520,9 @@ async function measure(db, server, route, concurrency) {
   const cpuUs = Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests);
   result.cpuUsPerRequest = Number.isFinite(cpuUs) ? cpuUs : null;
   result.rssMb = await rssMb(server.pid);
+  if (inCgroup) {
+    result.cgroupPeakMb = await memoryCgroup.peakMb();
+  }
   result.valid = result.non2xx === 0 && result.errors === 0 && result.requests > 0;
   return result;
 }
@@ -575,6 +604,29 @@ async function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** The service's memory cgroup (--memory-limit), made for this run: cgroup v1, as root. */
+let memoryCgroup;
+
+async function createMemoryCgroup(limitBytes) {
+  const path = `/sys/fs/cgroup/memory/plant-store-bench-${process.pid}`;
+  try {
+    await mkdir(path);
+    await writeFile(join(path, 'memory.limit_in_bytes'), String(limitBytes));
+  } catch (error) {
+    usage(
+      `--memory-limit needs root and cgroup v1's memory controller at /sys/fs/cgroup/memory (${error.message})`,
+    );
+  }
+  const read = (file) => readFile(join(path, file), 'utf8');
+  return {
+    path,
+    resetPeak: () => writeFile(join(path, 'memory.max_usage_in_bytes'), '0'),
+    peakMb: async () => Math.round(Number(await read('memory.max_usage_in_bytes')) / 2 ** 20),
+    oomKills: async () => Number(/oom_kill (\d+)/.exec(await read('memory.oom_control'))?.[1] ?? 0),
+    remove: () => rmdir(path).catch(() => undefined),
+  };
+}
+
 async function rssMb(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
   const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
@@ -609,7 +661,10 @@ function medianRuns(rounds) {
       }
       const results = rounds.map((each) => each.runs[index][target]);
       row[target] = {};
-      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'cpuUsPerRequest', 'rssMb']) {
+      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'cpuUsPerRequest', 'rssMb', 'cgroupPeakMb']) {
+        if (results[0][key] === undefined) {
+          continue;
+        }
         const middle = median(results.map((result) => result[key]));
         row[target][key] =
           middle !== null && (key === 'rps' || key === 'rssMb') ? Math.round(middle) : middle;
@@ -655,7 +710,9 @@ function printRun(roundNumber, route, concurrency, target, result) {
     `round ${roundNumber}  ${ROUTES[route].label.padEnd(38)} c${String(concurrency).padEnd(3)} ${target.padEnd(7)} ` +
       `${String(result.rps).padStart(6)} req/s  p50 ${String(result.p50Ms).padStart(6)} ms  ` +
       `p99 ${String(result.p99Ms).padStart(7)} ms  CPU ${String(result.cpuUsPerRequest).padStart(4)} µs/req  ` +
-      `RSS ${String(result.rssMb).padStart(3)} MB  non-2xx ${result.non2xx}  errors ${result.errors}` +
+      `RSS ${String(result.rssMb).padStart(3)} MB  ` +
+      (result.cgroupPeakMb === undefined ? '' : `cgroup peak ${result.cgroupPeakMb} MB  `) +
+      `non-2xx ${result.non2xx}  errors ${result.errors}` +
       (result.valid ? '' : '  INVALID'),
   );
 }
@@ -695,6 +752,14 @@ function report(results) {
       .map(([target, ms]) => `${target} ${ms} ms`)
       .join(', ')}`,
   );
+  if (results.options.serviceNodeOptions || results.memoryCgroup) {
+    console.log(
+      `The service: NODE_OPTIONS ${results.options.serviceNodeOptions || '(none)'}` +
+        (results.memoryCgroup
+          ? `, in a ${results.options.memoryLimitMb} MiB memory cgroup: ${results.memoryCgroup.oomKills} processes killed for memory`
+          : ''),
+    );
+  }
   if (results.contract) {
     console.log(
       `Contract check: ${results.contract.requests} requests, ${results.contract.differences.length} differences between the floor and the service`,
@@ -794,6 +859,15 @@ function sharedBuffers(text) {
   }
   const mb = Math.ceil((PRELOAD * 160) / 2 ** 20);
   return `${Math.min(Math.max(mb, 128), Math.floor(os.totalmem() / 4 / 2 ** 20))}MB`;
+}
+
+/** 256M, 1G, 300000000: bytes. */
+function byteSize(text) {
+  const match = /^(\d+)([KMG]?)$/i.exec(text);
+  if (!match) {
+    usage(`--memory-limit takes a size such as 256M or 1G, not ${text}`);
+  }
+  return Number(match[1]) * 1024 ** ' KMG'.indexOf(match[2].toUpperCase() || ' ');
 }
 
 function numberList(name, text) {
