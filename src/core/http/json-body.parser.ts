@@ -8,7 +8,7 @@ import typeIs from 'type-is';
 
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
 import type { AllowedMethods } from './allowed-methods.js';
-import { JsonSyntaxError, parseJson } from './json.js';
+import { JsonKeyError, JsonSyntaxError, parseJson } from './json.js';
 
 export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -29,8 +29,10 @@ export class UnsupportedBody {
  *
  * Unlike Express's `json()` parser it answers an oversized body at once, and
  * closes the connection instead of reading the rest of it; it refuses bytes
- * that are not UTF-8 instead of replacing them; and it keeps every digit of
- * large integers (see `parseJson`).
+ * that are not UTF-8 instead of replacing them; it keeps every digit of
+ * large integers; and it refuses `__proto__`, `constructor` and `prototype`
+ * as keys at any depth, so that no handler, whatever type its `@Body()` or
+ * custom decorator declares, ever sees one (see `parseJson`).
  */
 export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   return function parseJsonBody(request: Request, response: Response, next: NextFunction): void {
@@ -83,7 +85,7 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
       try {
         request.body = parseJson(buffer.toString('utf8'));
       } catch (parseError) {
-        fail(syntaxFailure(parseError, buffer.length));
+        fail(parseFailure(parseError, buffer.length));
         return;
       }
       next();
@@ -129,9 +131,12 @@ function readFailure(error: getRawBody.RawBodyError, limit: number): Error {
   return new BadRequestException('Request body could not be read');
 }
 
-function syntaxFailure(error: unknown, length: number): Error {
+function parseFailure(error: unknown, length: number): Error {
   if (length === 0) {
     return new BadRequestException('Request body is empty; a JSON object is required');
+  }
+  if (error instanceof JsonKeyError) {
+    return new BadRequestException(error.message);
   }
   const reason = error instanceof JsonSyntaxError ? error.message : 'unreadable JSON';
   return new BadRequestException(`Request body is not valid JSON: ${reason}`);

@@ -1,6 +1,8 @@
 import {
   InexactNumber,
+  JsonKeyError,
   JsonSyntaxError,
+  keyForMessage,
   MAX_JSON_DEPTH,
   parseExactNumber,
   parseJson,
@@ -50,14 +52,33 @@ describe('parseJson', () => {
     expect(parseJson('{"id": 1, "id": 9007199254740993}')).toStrictEqual({ id: 9007199254740993n });
   });
 
-  it('keeps __proto__ an own property on both paths, never the prototype', () => {
-    for (const text of ['{"__proto__": {"polluted": 1}}', '{"__proto__": {"polluted": 1}, "n": 1.5e0}']) {
-      const value = parseJson(text) as object;
-
-      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
-      expect(Object.keys(value)).toContain('__proto__');
-      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  it('refuses __proto__, constructor and prototype as keys at any depth, on both paths, naming the path', () => {
+    for (const [text, path] of [
+      ['{"__proto__": {"polluted": 1}}', '__proto__'],
+      ['{"__proto__": {"polluted": 1}, "n": 1.5e0}', '__proto__'],
+      ['{"id": 9007199254740993, "constructor": {}}', 'constructor'],
+      ['{"a": {"prototype": 1}}', 'a.prototype'],
+      ['{"items": [{"sku": "A"}, {"b": [{"__proto__": null}]}]}', 'items[1].b[0].__proto__'],
+      ['[{"constructor": 1}]', '[0].constructor'],
+      ['{"\\u005f_proto__": {}}', '__proto__'],
+    ]) {
+      expect(() => parseJson(text)).toThrow(new JsonKeyError(`property ${path} is not allowed`));
     }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('accepts the same words as values, and keys that only look like them', () => {
+    expect(
+      parseJson('{"name": "__proto__", "tags": ["constructor"], "proto": 1, "Constructor": 2, "__proto": 3}'),
+    ).toStrictEqual({ name: '__proto__', tags: ['constructor'], proto: 1, Constructor: 2, __proto: 3 });
+  });
+
+  it('names a long parent key by its beginning only', () => {
+    const key = 'k'.repeat(10_000);
+
+    expect(() => parseJson(`{"${key}": {"prototype": 1}}`)).toThrow(
+      `property ${'k'.repeat(32)}….prototype is not allowed`,
+    );
   });
 
   it(`refuses JSON nested deeper than ${MAX_JSON_DEPTH} levels without exhausting the stack`, () => {
@@ -72,6 +93,15 @@ describe('parseJson', () => {
     expect(() => parseJson('{"id": 1')).toThrow(JsonSyntaxError);
     expect(() => parseJson('{"id": 1} x')).toThrow(JsonSyntaxError);
     expect(() => parseJson('')).toThrow(JsonSyntaxError);
+  });
+});
+
+describe('keyForMessage', () => {
+  it('keeps short keys, and cuts long ones without splitting a surrogate pair', () => {
+    expect(keyForMessage('colour')).toBe('colour');
+    expect(keyForMessage('x'.repeat(32))).toBe('x'.repeat(32));
+    expect(keyForMessage(`${'x'.repeat(31)}🌱🌱`)).toBe(`${'x'.repeat(31)}…`);
+    expect(keyForMessage(`${'x'.repeat(30)}🌱🌱`)).toBe(`${'x'.repeat(30)}🌱…`);
   });
 });
 

@@ -9,6 +9,20 @@ export class JsonSyntaxError extends Error {
 }
 
 /**
+ * Keys that name an object's prototype machinery. `JSON.parse` makes them
+ * plain own properties, but code that copies or merges objects (a deep
+ * merge, class-transformer, `Object.assign` onto an instance) may follow
+ * them into a prototype: no body holding one, at any depth, is handed to
+ * anything, whatever type the route declares for it.
+ */
+const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Valid JSON refused for a key it holds (see `PROTOTYPE_KEYS`); the message names it by its path. */
+export class JsonKeyError extends Error {
+  override readonly name = 'JsonKeyError';
+}
+
+/**
  * A number literal that is not an integer, although the double nearest to it
  * is one (`1.00000000000000001` is read as `1`): kept apart so that no
  * integer rule accepts it, and no number rule either.
@@ -43,6 +57,9 @@ interface ReviverContext {
  * text (the runtime gives it to revivers): an integer-valued literal (`7`,
  * `7.0`, `7e0`) becomes a `number` when it is safe and a `bigint` when it is
  * not (see `parseExactNumber`).
+ *
+ * Refuses JSON nested deeper than `MAX_JSON_DEPTH`, and any object key
+ * among `__proto__`, `constructor` and `prototype` (`JsonKeyError`).
  */
 export function parseJson(text: string): unknown {
   let value: unknown;
@@ -51,9 +68,12 @@ export function parseJson(text: string): unknown {
   } catch (error) {
     throw new JsonSyntaxError(error instanceof Error ? error.message : String(error));
   }
-  const { depth, hasUnsafeInteger } = inspect(value);
+  const { depth, hasUnsafeInteger, hasPrototypeKey } = inspect(value);
   if (depth > MAX_JSON_DEPTH) {
     throw new JsonSyntaxError(`JSON is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  if (hasPrototypeKey) {
+    throw new JsonKeyError(`property ${prototypeKeyPath(value, '') ?? '__proto__'} is not allowed`);
   }
   if (!hasUnsafeInteger && !MAY_LOSE_PRECISION.test(text)) {
     return value;
@@ -71,26 +91,83 @@ function exactNumber(_key: string, value: unknown, context?: ReviverContext): un
 /** A digit followed by a fraction or an exponent: JSON.parse may have rounded it. */
 const MAY_LOSE_PRECISION = /\d[.eE]/;
 
-function inspect(root: unknown): { depth: number; hasUnsafeInteger: boolean } {
-  let depth = 0;
-  let hasUnsafeInteger = false;
+interface Inspection {
+  depth: number;
+  hasUnsafeInteger: boolean;
+  hasPrototypeKey: boolean;
+}
+
+/** One walk over the parsed value, for everything `parseJson` needs to know of it. */
+function inspect(root: unknown): Inspection {
+  const found: Inspection = { depth: 0, hasUnsafeInteger: false, hasPrototypeKey: false };
   // Iterative, so that no body can exhaust the stack.
   const pending: Array<[unknown, number]> = [[root, 1]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, level] = next;
     if (typeof value === 'number') {
-      hasUnsafeInteger ||= Number.isInteger(value) && !Number.isSafeInteger(value);
-    } else if (value !== null && typeof value === 'object') {
-      depth = Math.max(depth, level);
-      if (depth > MAX_JSON_DEPTH) {
+      found.hasUnsafeInteger ||= Number.isInteger(value) && !Number.isSafeInteger(value);
+    } else if (Array.isArray(value)) {
+      found.depth = Math.max(found.depth, level);
+      if (found.depth > MAX_JSON_DEPTH) {
         break;
       }
-      for (const child of Object.values(value)) {
-        pending.push([child, level + 1]);
+      for (const item of value as unknown[]) {
+        pending.push([item, level + 1]);
+      }
+    } else if (value !== null && typeof value === 'object') {
+      found.depth = Math.max(found.depth, level);
+      if (found.depth > MAX_JSON_DEPTH) {
+        break;
+      }
+      for (const key of Object.keys(value)) {
+        found.hasPrototypeKey ||= PROTOTYPE_KEYS.has(key);
+        pending.push([(value as Record<string, unknown>)[key], level + 1]);
       }
     }
   }
-  return { depth, hasUnsafeInteger };
+  return found;
+}
+
+/**
+ * The path of the first prototype key (`items[0].__proto__`), for the
+ * message. Recursive: it runs only on values no deeper than `MAX_JSON_DEPTH`.
+ */
+function prototypeKeyPath(value: unknown, parent: string): string | undefined {
+  if (Array.isArray(value)) {
+    for (const [index, item] of (value as unknown[]).entries()) {
+      const path = prototypeKeyPath(item, `${parent}[${index}]`);
+      if (path !== undefined) {
+        return path;
+      }
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      const path = `${parent === '' ? '' : `${parent}.`}${keyForMessage(key)}`;
+      if (PROTOTYPE_KEYS.has(key)) {
+        return path;
+      }
+      const below = prototypeKeyPath(child, path);
+      if (below !== undefined) {
+        return below;
+      }
+    }
+  }
+  return undefined;
+}
+
+const MAX_KEY_LENGTH_IN_MESSAGE = 32;
+
+/**
+ * A key as an error message names it: cut short when long, so that a
+ * message stays short whatever the body holds.
+ */
+export function keyForMessage(key: string): string {
+  if (key.length <= MAX_KEY_LENGTH_IN_MESSAGE) {
+    return key;
+  }
+  const cut = key.slice(0, MAX_KEY_LENGTH_IN_MESSAGE);
+  // Never half of a surrogate pair.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
