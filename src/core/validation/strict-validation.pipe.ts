@@ -9,6 +9,7 @@ import {
 import { getMetadataStorage, validateSync, type ValidationError, ValidationTypes } from 'class-validator';
 
 import { JSON_MEDIA_TYPE, UnsupportedBody } from '../http/json-body.parser.js';
+import { keyForMessage } from '../http/json.js';
 import { nestedTypeOf } from './nested-type.js';
 import { queryParserOf } from './query-value.js';
 import { compileRuleCheck, type RuleCheck } from './rule-check.js';
@@ -24,18 +25,23 @@ interface DtoRules {
 type Source = 'body' | 'query' | 'param';
 
 /**
- * Validates every `@Body()`, `@Query()` and `@Param()` whose type is a
- * class-validator DTO, strictly, on every route of every module:
+ * Validates every `@Body()`, `@Query()` and `@Param()` whose type is a DTO
+ * class, strictly, on every route of every module, as Nest's
+ * `ValidationPipe({ whitelist: true, forbidNonWhitelisted: true })` would:
  * - a route that takes a body answers 415 to a body that is not JSON, and
  *   400 to none at all; the body must be a JSON object;
- * - a property the DTO does not declare is refused by name, `__proto__`,
- *   `constructor` and `prototype` included, at any depth (`items[0].colour`);
+ * - a property the DTO does not declare with a class-validator rule is
+ *   refused by name, at any depth (`items[0].colour`); a DTO with no rules at
+ *   all (`export class CreateGizmoDto {}`, as `nest g resource` writes it)
+ *   accepts `{}` only;
  * - the DTO is filled from the declared properties only, nested DTOs
  *   (`@ValidateNested()` with `@Type(() => Item)`, or an array of them)
  *   included, so nothing from the request can reach an object's prototype
- *   (class-transformer would copy an own `__proto__` key straight into it);
+ *   (class-transformer would copy an own `__proto__` key straight into it;
+ *   the body parser refuses such keys before any of this, see `parseJson`);
  * - every broken rule is named in the one message, by its path
- *   (`items[0].sku must be …`), one rule per property.
+ *   (`items[0].sku must be …`), one rule per property; past the first few,
+ *   the rest are counted, so that the message stays short whatever the input.
  *
  * Valid input is recognised by a compiled check of the classes' rules (see
  * `compileRuleCheck`); anything else goes through class-validator's
@@ -44,7 +50,11 @@ type Source = 'body' | 'query' | 'param';
  * Body values are not converted: the JSON types are the contract. Query
  * and path values are text, turned into what their DTO property declares
  * with `@QueryValue()`. Parameters of other types (a `string` path
- * parameter, a value a pipe of its own parses) pass untouched.
+ * parameter, a value a pipe of its own parses such as `ParseIntPipe`'s, an
+ * interface, `Record<string, unknown>`) pass untouched, and so do the values
+ * of custom parameter decorators (`createParamDecorator`), whatever their
+ * type, as with Nest's `ValidationPipe` without `validateCustomDecorators`:
+ * a decorator that wants its value validated is given a pipe of its own.
  */
 @Injectable()
 export class StrictValidationPipe implements PipeTransform {
@@ -52,14 +62,16 @@ export class StrictValidationPipe implements PipeTransform {
 
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const source = sourceOf(metadata);
-    if (source === 'body' && (value === undefined || value instanceof UnsupportedBody)) {
+    // `@Body('name')` hands over one property, which may be missing from a body that is there.
+    const wholeBody = source === 'body' && metadata.data === undefined;
+    if (wholeBody && (value === undefined || value instanceof UnsupportedBody)) {
       // No parsed JSON: a route that takes a body needs one, in JSON.
       throw value === undefined
         ? new BadRequestException('A JSON request body is required')
         : new UnsupportedMediaTypeException(`Content-Type must be ${JSON_MEDIA_TYPE}`);
     }
     const { metatype } = metadata;
-    if (!source || !metatype || this.rulesOf(metatype).declared.size === 0) {
+    if (!source || !isDtoClass(metatype)) {
       return value;
     }
     if (!isObject(value)) {
@@ -68,15 +80,19 @@ export class StrictValidationPipe implements PipeTransform {
       );
     }
 
-    const problems: string[] = [];
+    const rules = this.rulesOf(metatype);
+    const problems = new Problems();
     const instance = this.materialize(value, metatype, source, '', problems);
-    if (problems.length > 0 || !this.rulesOf(metatype).check?.(instance)) {
+    // A class without rules has nothing for validateSync to word (it would call the instance unknown).
+    if (rules.declared.size > 0 && (!problems.isEmpty || !rules.check?.(instance))) {
       for (const error of validateSync(instance, { stopAtFirstError: true, forbidUnknownValues: true })) {
-        problems.push(...messagesOf(error, ''));
+        for (const message of messagesOf(error, '')) {
+          problems.add(message);
+        }
       }
     }
-    if (problems.length > 0) {
-      throw new BadRequestException(problems.join('; '));
+    if (!problems.isEmpty) {
+      throw new BadRequestException(problems.message());
     }
     return instance;
   }
@@ -87,13 +103,13 @@ export class StrictValidationPipe implements PipeTransform {
     metatype: Type,
     source: Source,
     path: string,
-    problems: string[],
+    problems: Problems,
   ): Record<string, unknown> {
     const { declared, nested } = this.rulesOf(metatype);
     for (const key of Object.keys(value)) {
       if (!declared.has(key)) {
-        problems.push(
-          `${source === 'body' ? 'property' : `${source} parameter`} ${path}${key} is not allowed`,
+        problems.add(
+          `${source === 'body' ? 'property' : `${source} parameter`} ${path}${keyForMessage(key)} is not allowed`,
         );
       }
     }
@@ -143,13 +159,52 @@ export class StrictValidationPipe implements PipeTransform {
   }
 }
 
+/** Where a parameter comes from; undefined for a custom decorator's value, which is its own business. */
 function sourceOf({ type }: ArgumentMetadata): Source | undefined {
-  // `custom`: a parameter decorator of the project's own that hands over a body.
-  return type === 'body' || type === 'custom'
-    ? 'body'
-    : type === 'query' || type === 'param'
-      ? type
-      : undefined;
+  return type === 'body' || type === 'query' || type === 'param' ? type : undefined;
+}
+
+/**
+ * Whether a parameter's type is a class of the application's, rather than
+ * one of the language's or the runtime's: a parameter typed `string`,
+ * `number`, an interface, a union, `Record<string, unknown>` or `any`
+ * reports `String`, `Number` or `Object`, and `Date`, `Buffer` or `Array`
+ * are no DTOs either. Those are the classes found on the global object
+ * under their own name.
+ */
+function isDtoClass(metatype: Type | undefined): metatype is Type {
+  return (
+    typeof metatype === 'function' && (globalThis as Record<string, unknown>)[metatype.name] !== metatype
+  );
+}
+
+/** Past this many, problems are counted rather than named. */
+const MAX_NAMED_PROBLEMS = 5;
+
+/**
+ * The problems of one input, for one message that stays short: a body of
+ * 16 KiB can hold thousands of unknown properties, or broken list items.
+ */
+class Problems {
+  private readonly named: string[] = [];
+  private unnamed = 0;
+
+  get isEmpty(): boolean {
+    return this.named.length === 0;
+  }
+
+  add(problem: string): void {
+    if (this.named.length < MAX_NAMED_PROBLEMS) {
+      this.named.push(problem);
+    } else {
+      this.unnamed++;
+    }
+  }
+
+  message(): string {
+    const named = this.named.join('; ');
+    return this.unnamed === 0 ? named : `${named}; and ${this.unnamed} more`;
+  }
 }
 
 function isObject(value: unknown): value is object {
