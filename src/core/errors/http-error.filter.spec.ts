@@ -5,6 +5,11 @@ import {
   HttpStatus,
   Logger,
   NotFoundException,
+  ParseBoolPipe,
+  ParseEnumPipe,
+  ParseIntPipe,
+  ParseUUIDPipe,
+  type PipeTransform,
 } from '@nestjs/common';
 import type { HttpAdapterHost } from '@nestjs/core';
 import express, { type Request, type Response } from 'express';
@@ -77,6 +82,26 @@ describe('HttpErrorFilter', () => {
       status: 400,
       body: { error: 400, message: 'id is required; name is required' },
     });
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  enum Colour {
+    Green = 'green',
+  }
+  it.each<[string, PipeTransform, string]>([
+    ['ParseIntPipe', new ParseIntPipe(), 'Validation failed (numeric string is expected)'],
+    ['ParseBoolPipe', new ParseBoolPipe(), 'Validation failed (boolean string is expected)'],
+    ['ParseUUIDPipe', new ParseUUIDPipe(), 'Validation failed (uuid is expected)'],
+    ['ParseEnumPipe', new ParseEnumPipe(Colour), 'Validation failed (enum string is expected)'],
+  ])("answers %s's refusal with 400 and Nest's own words", async (_name, pipe, message) => {
+    const refusal: unknown = await Promise.resolve()
+      .then((): unknown => pipe.transform('not-it', { type: 'param', data: 'id' }))
+      .catch((error: unknown) => error);
+    const { host, captured } = hostFor({});
+
+    filter.catch(refusal, host);
+
+    expect(captured).toMatchObject({ status: 400, body: { error: 400, message } });
     expect(logged).not.toHaveBeenCalled();
   });
 
