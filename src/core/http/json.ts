@@ -221,6 +221,7 @@ export function stringifyJson(value: unknown): string {
   }
 }
 
-function bigintAsNumber(_key: string, value: unknown): unknown {
+/** A `JSON.stringify` replacer that writes a `bigint` as a JSON number with all its digits. */
+export function bigintAsNumber(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 }

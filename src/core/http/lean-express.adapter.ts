@@ -5,7 +5,7 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, Response } from 'express';
 
-import { stringifyJson } from './json.js';
+import { bigintAsNumber, stringifyJson } from './json.js';
 
 /**
  * Express, with two costs of every request taken away.
@@ -26,11 +26,15 @@ import { stringifyJson } from './json.js';
  * with its Content-Type and Content-Length, instead of going through
  * `res.json()` and `res.send()` (which re-parse the Content-Type, copy the
  * body into a Buffer and check freshness on every answer). Everything else
- * (strings, streams, errors) is answered by Nest's own adapter.
+ * (strings, streams, class instances, an answer whose Content-Type is set
+ * already) is answered by Nest's own adapter, through `res.json()` for
+ * objects, which writes a `bigint` with every digit too.
  */
 export class LeanExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
     super.initHttpServer(options);
+    // Without it, a class instance holding an id beyond 2^53 (an answer DTO) would fail as a 500.
+    this.getInstance<Express>().set('json replacer', bigintAsNumber);
     // Nest's connection tracking listens on the server it made: keep that one then.
     if (options.forceCloseConnections) {
       return;
