@@ -54,9 +54,9 @@ const pool = new pg.Pool({
   query_timeout: 1250,
   idle_in_transaction_session_timeout: 5000,
   keepAlive: true,
-  // Connections are kept while the floor idles. pg closes a connection idle for 10 s by default: the
-  // floor's ten closed together 10 s into each of the service's runs, and on ten million plants the
-  // service's statements in flight then waited 50–200 ms (docs/performance.md#figures).
+  // Connections are kept while the floor idles. pg closes a connection idle for 10 s by default, and
+  // the floor's would close together in the middle of the service's runs, stalling its statements
+  // (docs/performance.md#pool-size-and-idle-connections).
   idleTimeoutMillis: 0,
 });
 // An idle connection the server dropped is replaced by the pool; it must not end the process.

@@ -379,7 +379,7 @@ async function startServer(target, databaseUrl, { measureStartup }) {
         // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
         RATE_LIMIT_PER_TOKEN: '100000000',
         // Connections kept while the service idles, as the floor keeps its own: closed together in the
-        // middle of the other's run, they stall it (docs/performance.md#figures).
+        // middle of the other's run, they stall it (docs/performance.md#pool-size-and-idle-connections).
         DATABASE_POOL_IDLE_TIMEOUT_MS: '0',
         ...SERVICE_ENV,
       },
@@ -844,8 +844,8 @@ function positiveNumber(name, text, zeroAllowed = false) {
 
 /**
  * shared_buffers for the embedded PostgreSQL: none for its default (128MB), or a
- * size; auto, 160 bytes a preloaded plant (the table and its two indexes take
- * about 120), at least 128MB, at most a quarter of the memory.
+ * size; auto, 160 bytes a preloaded plant (room for the table and its two
+ * indexes), at least 128MB, at most a quarter of the memory.
  */
 function sharedBuffers(text) {
   if (text === 'default') {

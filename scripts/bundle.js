@@ -3,9 +3,9 @@
  * there, with the application and the packages it loads, into `dist/main.js`
  * and the chunks it imports (`dist/bundle/`).
  *
- * Why a bundle: Node.js resolves, reads and links the service's two and a half
- * thousand modules one by one when they are loose, and starts several times
- * faster from a few files (`npm run bench` prints the start-up). The input is
+ * Why a bundle: Node.js resolves, reads and links the service's thousands of
+ * modules one by one when they are loose, which is most of a start from loose
+ * files (`npm run bench` prints the start-up). The input is
  * the TypeScript compiler's output, not the sources, because esbuild does not
  * emit the decorator metadata that Nest's dependency injection reads.
  *

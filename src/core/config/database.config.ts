@@ -21,7 +21,7 @@ export class DatabaseEnvironment {
    * A pooled connection idle this long is closed; 0 keeps connections open.
    * Connections opened by a burst close together after it, which stalls
    * PostgreSQL's other backends for a moment when its buffers are large
-   * (docs/performance.md#figures).
+   * (docs/performance.md#pool-size-and-idle-connections).
    */
   @IntegerVariable(0, 3_600_000)
   DATABASE_POOL_IDLE_TIMEOUT_MS = 10_000;

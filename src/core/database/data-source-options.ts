@@ -57,8 +57,8 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
 /**
  * No JIT compilation: the service's statements are short, and PostgreSQL
  * decides to compile by the planner's estimated cost, which is far too high
- * for a keyset page whose LIMIT comes from a parameter. On ten million rows
- * each page then spent about 70 ms in LLVM (docs/performance.md#sessions-without-jit).
+ * for a keyset page whose LIMIT comes from a parameter: compiling then costs
+ * more than the read (docs/performance.md#sessions-without-jit).
  */
 const SESSION_OPTIONS = '-c jit=off';
 

@@ -24,8 +24,8 @@ export const DEFAULT_BATCHING: BatchedDestinationOptions = { maxLength: 4 * 1024
  * libuv's thread pool: a hand-over to a thread and a wake-up of the event loop
  * when it is done, which cost far more than the write itself. Written a line
  * at a time, or a turn of the event loop at a time, that cost falls on every
- * request when requests are few per turn (at 8 connections, a quarter of a
- * request's CPU). In blocks of 4 KiB it falls on a dozen lines or more.
+ * request when requests are few per turn. In blocks of 4 KiB it falls on a
+ * dozen lines or more.
  * Blocks also spare sonic-boom's measuring of the text it holds at every
  * write, which copies all of it
  * ([Performance](../../../docs/performance.md#the-log-line)).

@@ -10,8 +10,8 @@ import { RateLimitStorage } from './rate-limit.storage.js';
  * failure limiter: in Redis when `REDIS_URL` is set, else in memory.
  *
  * The Redis client is loaded only when it is configured: without `REDIS_URL`,
- * ioredis is never read, which takes 5 MB and some milliseconds off every
- * start (docs/performance.md#start-up).
+ * ioredis is never read, and a start neither loads nor holds it
+ * (docs/performance.md#start-up).
  */
 @Module({
   providers: [
