@@ -1,12 +1,42 @@
 import { readFile } from 'node:fs/promises';
 
+import { Body, Controller, Get, Module, Param, Post } from '@nestjs/common';
 import { load } from 'js-yaml';
 import request from 'supertest';
 
+import { ERROR_DOCUMENTATION } from '../src/core/errors/api-error-responses.decorator.js';
 import { contractViolations } from './support/openapi-contract.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { platformErrorGaps, PLATFORM_ERROR_STATUSES, scopesByOperation } from './support/platform-errors.js';
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
+
+class Widget {}
+
+/** Controllers as plain as a generator writes them: no OpenAPI decorator, no scope named. */
+@Controller('widgets')
+class WidgetsController {
+  @Post()
+  create(@Body() widget: Widget) {
+    return widget;
+  }
+
+  @Get(':id')
+  findOne(@Param('id') id: string) {
+    return { id };
+  }
+}
+
+@Controller()
+class WhoAmIController {
+  @Get('whoami')
+  whoAmI() {
+    return {};
+  }
+}
+
+@Module({ controllers: [WidgetsController, WhoAmIController] })
+class WidgetsModule {}
 
 describe('OpenAPI document', () => {
   let testApp: TestApp;
@@ -131,6 +161,34 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it("documents the platform's failures on every guarded operation: 401, 429, 500, 503, and 403 for a scope", () => {
+    const scopes = scopesByOperation(testApp.app);
+
+    expect(scopes.get('GET /plants/{id}')).toBe('plants:read');
+    expect(platformErrorGaps(emitted, scopes)).toStrictEqual([]);
+    expect(
+      emitted.paths['/plants/{id}'].get.responses['403'].content['application/json'].example,
+    ).toStrictEqual({
+      error: 403,
+      message: 'The bearer token lacks the plants:read scope',
+    });
+    // Public operations answer none of the guards' failures.
+    expect(Object.keys(emitted.paths['/health/live'].get.responses as object)).toStrictEqual(['200']);
+  });
+
+  it("catches an operation that lacks one of the platform's failures (the check itself)", () => {
+    const altered = structuredClone(emitted);
+    delete altered.paths['/plants'].get.responses['429'];
+    delete altered.paths['/plants/{id}'].delete.responses['403'];
+    altered.paths['/plants'].post.responses['503'].content['application/json'].schema = { type: 'object' };
+
+    expect(platformErrorGaps(altered, scopesByOperation(testApp.app))).toStrictEqual([
+      'GET /plants: no 429',
+      'POST /plants: 503 is not an Error',
+      'DELETE /plants/{id}: no 403',
+    ]);
+  });
+
   it('matches the committed openapi.yaml (run `npm run openapi` after changing the API)', async () => {
     const committed = load(await readFile('openapi.yaml', 'utf8'));
 
@@ -148,5 +206,55 @@ describe('OpenAPI document', () => {
 
     expect(response.headers['content-type']).toMatch(/^text\/html/);
     expect(response.text).toContain('swagger-ui');
+  });
+
+  describe('of a controller that declares nothing for it', () => {
+    let widgetsApp: TestApp;
+    let document: Document;
+
+    beforeAll(async () => {
+      widgetsApp = await startTestApp({}, { imports: [WidgetsModule] });
+      document = (await request(widgetsApp.server).get('/openapi.json').expect(200)).body as Document;
+    });
+
+    afterAll(async () => {
+      await widgetsApp.close();
+    });
+
+    it("still documents the platform's failures, worded as the platform words them", () => {
+      const responses = document.paths['/widgets'].post.responses as Document;
+
+      expect(platformErrorGaps(document, scopesByOperation(widgetsApp.app))).toStrictEqual([]);
+      expect(Object.keys(responses)).toStrictEqual(['201', '401', '403', '429', '500', '503']);
+      for (const status of PLATFORM_ERROR_STATUSES) {
+        const documentation = ERROR_DOCUMENTATION[Number(status) as keyof typeof ERROR_DOCUMENTATION]!;
+        expect(responses[status]).toStrictEqual({
+          description: documentation.description,
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              example: { error: Number(status), message: documentation.example },
+            },
+          },
+        });
+      }
+      expect(responses['403'].content['application/json'].example.message).toBe(
+        'The bearer token lacks the widgets:write scope',
+      );
+      expect(
+        document.paths['/widgets/{id}'].get.responses['403'].content['application/json'].example.message,
+      ).toBe('The bearer token lacks the widgets:read scope');
+    });
+
+    it('documents no 403 on a route outside any resource, which needs no scope', async () => {
+      expect(Object.keys(document.paths['/whoami'].get.responses as object)).toStrictEqual([
+        '200',
+        '401',
+        '429',
+        '500',
+        '503',
+      ]);
+      await request(widgetsApp.server).get('/whoami').expect(401);
+    });
   });
 });

@@ -39,7 +39,6 @@ export class PlantsController {
   @ApiOkResponse({ type: PlantDto, description: 'The stored plant' })
   @ApiErrorResponses(
     HttpStatus.BAD_REQUEST,
-    HttpStatus.FORBIDDEN,
     PLANT_ID_TAKEN,
     HttpStatus.PAYLOAD_TOO_LARGE,
     HttpStatus.UNSUPPORTED_MEDIA_TYPE,
@@ -68,7 +67,7 @@ export class PlantsController {
       },
     },
   })
-  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN)
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST)
   async list(
     @Query() query: ListPlantsQueryDto,
     @Res({ passthrough: true }) response: Response,
@@ -89,7 +88,7 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
-  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, PLANT_NOT_FOUND)
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
   findOne(@Param('id', ParseInt64Pipe) id: Int64): Promise<StoredPlantView> {
     return this.plants.findOne(id);
   }
@@ -104,7 +103,7 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiErrorResponses(HttpStatus.BAD_REQUEST, HttpStatus.FORBIDDEN, PLANT_NOT_FOUND)
+  @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
   remove(@Param('id', ParseInt64Pipe) id: Int64): Promise<void> {
     return this.plants.remove(id);
   }

@@ -1,5 +1,5 @@
 import { applyDecorators, HttpStatus } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, getSchemaPath, type ResponseObject } from '@nestjs/swagger';
 
 import { ErrorDto } from './error.dto.js';
 
@@ -62,21 +62,44 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
   },
 };
 
-/** Failures every protected operation can answer, whatever it does. */
-export const COMMON_ERROR_STATUSES = [
+/**
+ * Failures every guarded operation (every one not `@Public()`) can answer,
+ * whatever it does: the guards' and the exception filter's. The document
+ * builder adds them to each such operation, with 403 where the route needs a
+ * scope (see `documentPlatformErrors`), so a controller declares only its own.
+ */
+export const GUARDED_ERROR_STATUSES = [
   HttpStatus.UNAUTHORIZED,
   HttpStatus.TOO_MANY_REQUESTS,
   HttpStatus.INTERNAL_SERVER_ERROR,
   HttpStatus.SERVICE_UNAVAILABLE,
 ] as const;
 
+/**
+ * The `Error` response of one status, as the document carries it: the body's
+ * schema and an example, worded as `ERROR_DOCUMENTATION` says unless `worded`
+ * says otherwise.
+ */
+export function errorResponseObject(
+  status: HttpStatus,
+  worded: Partial<ErrorDocumentation> = {},
+): ResponseObject {
+  const documentation = { ...documentationOf(status), ...worded };
+  return {
+    description: documentation.description,
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(ErrorDto) },
+        example: { error: status, message: documentation.example },
+      },
+    },
+  };
+}
+
 /** Documents one status answered with the `Error` body, and an example of it. */
 export function ApiErrorResponse(
   status: HttpStatus,
-  documentation: ErrorDocumentation = ERROR_DOCUMENTATION[status] ?? {
-    description: 'Error',
-    example: 'Error',
-  },
+  documentation: ErrorDocumentation = documentationOf(status),
 ): MethodDecorator & ClassDecorator {
   return ApiResponse({
     status,
@@ -87,15 +110,14 @@ export function ApiErrorResponse(
 }
 
 /**
- * Documents the `Error` body for the given statuses (a resource's own wording
- * where it gives one) and for those every protected operation can answer.
+ * Documents the `Error` body for the statuses an operation answers on its
+ * own account (its 400, 404, 409, …), in a resource's own wording where it
+ * gives one. Those of the platform are added for every guarded operation.
  */
 export function ApiErrorResponses(
   ...statuses: Array<HttpStatus | ResourceErrorDocumentation>
 ): MethodDecorator {
-  const worded = new Map<HttpStatus, ErrorDocumentation | undefined>(
-    COMMON_ERROR_STATUSES.map((status) => [status, undefined]),
-  );
+  const worded = new Map<HttpStatus, ErrorDocumentation | undefined>();
   for (const entry of statuses) {
     if (typeof entry === 'number') {
       worded.set(entry, worded.get(entry));
@@ -108,4 +130,8 @@ export function ApiErrorResponses(
       .sort(([a], [b]) => a - b)
       .map(([status, documentation]) => ApiErrorResponse(status, documentation)),
   );
+}
+
+function documentationOf(status: HttpStatus): ErrorDocumentation {
+  return ERROR_DOCUMENTATION[status] ?? { description: 'Error', example: 'Error' };
 }

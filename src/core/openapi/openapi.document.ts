@@ -1,7 +1,18 @@
-import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { HttpStatus, type INestApplication } from '@nestjs/common';
+import {
+  DocumentBuilder,
+  type OpenAPIObject,
+  type OperationObject,
+  type ResponsesObject,
+  SwaggerModule,
+} from '@nestjs/swagger';
+import { parse, type Token } from 'path-to-regexp';
 
+import { BearerChallenge } from '../auth/bearer-challenge.js';
+import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
 import { requiredScopesOf, type Scope } from '../auth/scopes.js';
+import { errorResponseObject, GUARDED_ERROR_STATUSES } from '../errors/api-error-responses.decorator.js';
+import { ErrorDto } from '../errors/error.dto.js';
 import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { isClosedSchema } from './closed-schema.decorator.js';
@@ -98,7 +109,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   }
   const config = builder.build();
 
-  const document = SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorDto] });
+  documentPlatformErrors(document, routes.guarded);
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     if (isClosedSchema(name) && !('$ref' in schema)) {
       schema.additionalProperties = false;
@@ -123,23 +135,102 @@ export function setUpOpenApi(app: INestApplication): void {
   });
 }
 
-/** What the controllers declare: each one's tag (`@ApiResource`), and the scopes their routes need. */
+/** A route behind the bearer guard, and the scopes it needs. */
+interface GuardedRoute {
+  readonly method: string;
+  readonly path: string;
+  readonly scopes: readonly Scope[];
+}
+
+/**
+ * What the controllers declare: each one's tag (`@ApiResource`), the scopes
+ * their routes need, and the routes the bearer guard stands before.
+ */
 function inventory(app: INestApplication): {
   tags: Array<{ name: string; description: string }>;
   scopes: Set<Scope>;
+  guarded: GuardedRoute[];
 } {
   const tags = new Map<string, string>();
   const scopes = new Set<Scope>();
-  for (const { controller, handler } of declaredRoutes(app)) {
+  const guarded: GuardedRoute[] = [];
+  for (const { controller, handler, method, path } of declaredRoutes(app)) {
     const tag = Reflect.getMetadata(API_TAG_DESCRIPTION_KEY, controller) as
       { name: string; description: string } | undefined;
     if (tag) {
       tags.set(tag.name, tag.description);
     }
-    requiredScopesOf(controller, handler).forEach((scope) => scopes.add(scope));
+    const routeScopes = requiredScopesOf(controller, handler);
+    routeScopes.forEach((scope) => scopes.add(scope));
+    // As the guard reads it: the handler's word, else the controller's.
+    const isPublic =
+      (Reflect.getMetadata(IS_PUBLIC_KEY, handler) as boolean | undefined) ??
+      (Reflect.getMetadata(IS_PUBLIC_KEY, controller) as boolean | undefined) ??
+      false;
+    if (!isPublic) {
+      guarded.push({ method, path, scopes: routeScopes });
+    }
   }
   return {
     tags: [...tags].map(([name, description]) => ({ name, description })),
     scopes: new Set([...scopes].sort()),
+    guarded,
   };
+}
+
+/** The methods Swagger documents a `@All()` route under. */
+const EVERY_METHOD = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head', 'search', 'query'];
+
+/**
+ * Adds to every guarded operation the failures the platform answers whatever
+ * the route does (the bearer guard's 401, the rate limit's 429, the filter's
+ * 500 and 503), and 403 where the route needs a scope, with the scope it
+ * needs in the example. A controller, whether written here or by
+ * `nest g resource`, documents only the failures of its own; a status it
+ * words itself keeps its wording.
+ */
+function documentPlatformErrors(document: OpenAPIObject, guarded: readonly GuardedRoute[]): void {
+  for (const route of guarded) {
+    const pathItem = document.paths[openApiPath(route.path)] as
+      Record<string, OperationObject | undefined> | undefined;
+    const methods = route.method === 'ALL' ? EVERY_METHOD : [route.method.toLowerCase()];
+    for (const operation of methods.map((method) => pathItem?.[method])) {
+      // None where the route is left out of the document (`@ApiExcludeEndpoint()`).
+      if (!operation) {
+        continue;
+      }
+      const responses: ResponsesObject = { ...operation.responses };
+      for (const status of GUARDED_ERROR_STATUSES) {
+        responses[status] ??= errorResponseObject(status);
+      }
+      const [scope] = route.scopes;
+      if (scope) {
+        responses[HttpStatus.FORBIDDEN] ??= errorResponseObject(HttpStatus.FORBIDDEN, {
+          example: BearerChallenge.insufficientScope(scope).message,
+        });
+      }
+      operation.responses = byStatus(responses);
+    }
+  }
+}
+
+/** A route's pattern as the document's paths write it, as Swagger does: `/plants/:id` → `/plants/{id}`. */
+function openApiPath(path: string): string {
+  const write = (tokens: Token[]): string =>
+    tokens
+      .map((token) =>
+        token.type === 'text'
+          ? token.value
+          : token.type === 'group'
+            ? write(token.tokens)
+            : `{${token.name}}`,
+      )
+      .join('');
+  return write(parse(path).tokens);
+}
+
+/** The responses in the order of their status codes, `default` (or a range, `4XX`) last. */
+function byStatus(responses: ResponsesObject): ResponsesObject {
+  const rank = (key: string) => (/^\d{3}$/.test(key) ? Number(key) : 1000);
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => rank(a) - rank(b)));
 }

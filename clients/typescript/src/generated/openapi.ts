@@ -282,7 +282,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 403,
-                     *       "message": "The bearer token lacks the plants:write scope"
+                     *       "message": "The bearer token lacks the plants:read scope"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -555,7 +555,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "error": 403,
-                     *       "message": "The bearer token lacks the plants:write scope"
+                     *       "message": "The bearer token lacks the plants:read scope"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
