@@ -67,6 +67,23 @@ describe('route inventory', () => {
     }
   });
 
+  it('documents the public routes (those it documents) as needing no token, and every other as needing one', async () => {
+    const document = (await request(testApp.server).get('/openapi.json').expect(200)).body as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations).map(([method, operation]) => ({
+        route: `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+        needsNoToken: operation.security?.length === 0,
+      })),
+    );
+
+    expect(documented.length).toBeGreaterThan(PUBLIC_ROUTES.size);
+    expect(documented).toStrictEqual(
+      documented.map(({ route }) => ({ route, needsNoToken: PUBLIC_ROUTES.has(route) })),
+    );
+  });
+
   it('declares no public route that the application does not have', () => {
     expect([...PUBLIC_ROUTES].filter((route) => !routes.includes(route))).toStrictEqual([]);
   });
