@@ -18,6 +18,8 @@ interface StartOptions {
   readonly timeoutMs?: number;
   /** Where the service should listen; a free port by default. */
   readonly port?: number;
+  /** The built entry to run: this repository's `dist/main.js` by default. */
+  readonly main?: string;
 }
 
 /**
@@ -30,7 +32,7 @@ export async function startService(
   options: StartOptions = {},
 ): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
-  const { child, output, exited } = spawnService({ ...env, PORT: String(port) }, options.cwd);
+  const { child, output, exited } = spawnService({ ...env, PORT: String(port) }, options.cwd, options.main);
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
 
@@ -78,8 +80,12 @@ export async function failedStart(
   return { code, output: output() };
 }
 
-function spawnService(env: Record<string, string | undefined>, cwd?: string) {
-  const child = spawn(process.execPath, [`${process.cwd()}/dist/main.js`], {
+function spawnService(
+  env: Record<string, string | undefined>,
+  cwd?: string,
+  main = `${process.cwd()}/dist/main.js`,
+) {
+  const child = spawn(process.execPath, [main], {
     cwd: cwd ?? process.cwd(),
     env: { PATH: process.env.PATH, HOST: '127.0.0.1', LOG_FORMAT: 'json', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
