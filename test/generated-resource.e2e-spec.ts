@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readFile, rm, symlink, unlink } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readFile, rm, symlink, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,13 @@ import { type ServiceProcess, startService } from './support/service-process.js'
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
 
 const run = promisify(execFile);
+
+/**
+ * Names for the generated resource, the first one the repository does not
+ * have being used: a developer who follows the documentation generates
+ * `gizmos`, and the tests must still pass on their work tree.
+ */
+const NAMES = ['gizmos', 'widgets', 'doohickeys', 'thingamajigs'];
 
 /** Copying, generating and building take a while on a busy machine; each step says what failed. */
 const PREPARATION_TIMEOUT_MS = 240_000;
@@ -52,19 +59,34 @@ async function cloneInto(copy: string): Promise<void> {
   await symlink(resolve('node_modules'), join(copy, 'node_modules'), 'dir');
 }
 
+/** The generated resource: its name (the route and the scopes' resource), its singular and its classes' prefix. */
+async function freeName(copy: string): Promise<{ name: string; singular: string; className: string }> {
+  for (const name of NAMES) {
+    const taken = await access(join(copy, 'src', name)).then(
+      () => true,
+      () => false,
+    );
+    if (!taken) {
+      return { name, singular: name.slice(0, -1), className: name[0].toUpperCase() + name.slice(1) };
+    }
+  }
+  throw new Error(`src/ already has a folder for each of ${NAMES.join(', ')}`);
+}
+
 /**
  * What `nest g resource` writes, with no edit: it builds, its specs pass
  * under the project's Jest, and the service it joins guards, validates and
  * documents its routes. The generator runs on a copy of the repository, so
  * this one is left as it is.
  */
-describe('a resource written by `nest g resource gizmos --type rest --crud`, unedited', () => {
+describe('a resource written by `nest g resource <name> --type rest --crud`, unedited', () => {
   let copy: string;
+  let resource: { name: string; singular: string; className: string };
   let service: ServiceProcess | undefined;
   let document: Document;
 
   const post = (body: string, headers: Record<string, string> = { Authorization: `Bearer ${TEST_TOKEN}` }) =>
-    fetch(`${service!.url}/gizmos`, {
+    fetch(`${service!.url}/${resource.name}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body,
@@ -73,11 +95,12 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
   beforeAll(async () => {
     copy = await mkdtemp(join(tmpdir(), 'plant-store-generated-'));
     await cloneInto(copy);
+    resource = await freeName(copy);
     await runIn(copy, process.execPath, [
       join(copy, 'node_modules/@nestjs/cli/bin/nest.js'),
       'generate',
       'resource',
-      'gizmos',
+      resource.name,
       '--type',
       'rest',
       '--crud',
@@ -99,11 +122,13 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
   });
 
   it('is registered in the application module by the generator, and built', async () => {
+    const { name, className } = resource;
+
     expect(await readFile(join(copy, 'src/app.module.ts'), 'utf8')).toContain(
-      "import { GizmosModule } from './gizmos/gizmos.module.js';",
+      `import { ${className}Module } from './${name}/${name}.module.js';`,
     );
-    await expect(readFile(join(copy, 'dist/gizmos/gizmos.controller.js'), 'utf8')).resolves.toContain(
-      'GizmosController',
+    await expect(readFile(join(copy, `dist/${name}/${name}.controller.js`), 'utf8')).resolves.toContain(
+      `${className}Controller`,
     );
   });
 
@@ -113,7 +138,7 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
       process.execPath,
       [
         join(copy, 'node_modules/jest/bin/jest.js'),
-        'src/gizmos/',
+        `src/${resource.name}/`,
         '--selectProjects',
         'unit',
         '--ci',
@@ -133,8 +158,8 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
         .map(({ name, status }) => ({ spec: name.slice(copy.length + 1), status }))
         .sort((a, b) => a.spec.localeCompare(b.spec)),
     ).toStrictEqual([
-      { spec: 'src/gizmos/gizmos.controller.spec.ts', status: 'passed' },
-      { spec: 'src/gizmos/gizmos.service.spec.ts', status: 'passed' },
+      { spec: `src/${resource.name}/${resource.name}.controller.spec.ts`, status: 'passed' },
+      { spec: `src/${resource.name}/${resource.name}.service.spec.ts`, status: 'passed' },
     ]);
     expect(results.numPassedTests).toBe(2);
   }, 120_000);
@@ -142,7 +167,7 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
   it('creates with a bearer token, and refuses without one', async () => {
     const created = await post('{}');
     expect(created.status).toBe(201);
-    expect(await created.text()).toBe('This action adds a new gizmo');
+    expect(await created.text()).toBe(`This action adds a new ${resource.singular}`);
 
     const refused = await post('{}', {});
     expect(refused.status).toBe(401);
@@ -152,7 +177,7 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
     });
   });
 
-  // The generator's CreateGizmoDto has no validation rule, so declares no property: every one is refused,
+  // The generator's Create…Dto has no validation rule, so declares no property: every one is refused,
   // as Nest's `whitelist` with `forbidNonWhitelisted` would.
   it('refuses a property its DTO does not declare', async () => {
     const refused = await post('{"notAField": 1}');
@@ -162,7 +187,8 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
   });
 
   it("documents the platform's failures on its operations, which declare none", () => {
-    const responses = document.paths['/gizmos'].post.responses as Document;
+    const { name } = resource;
+    const responses = document.paths[`/${name}`].post.responses as Document;
 
     for (const status of PLATFORM_ERROR_STATUSES) {
       expect(responses[status].content['application/json'].schema).toStrictEqual({
@@ -170,8 +196,8 @@ describe('a resource written by `nest g resource gizmos --type rest --crud`, une
       });
     }
     expect(responses['403'].content['application/json'].example.message).toBe(
-      'The bearer token lacks the gizmos:write scope',
+      `The bearer token lacks the ${name}:write scope`,
     );
-    expect(platformErrorGaps(document, new Map([['GET /gizmos/{id}', 'gizmos:read']]))).toStrictEqual([]);
+    expect(platformErrorGaps(document, new Map([[`GET /${name}/{id}`, `${name}:read`]]))).toStrictEqual([]);
   });
 });
