@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 
-import { EntityReader } from '../src/core/database/entity-reader.js';
+import { getEntityReaderToken } from '../src/core/database/entity-access.module.js';
+import type { EntityReader } from '../src/core/database/entity-reader.js';
 import { Plant } from '../src/plants/plant.entity.js';
 
 import { startTestApp, type TestApp } from './support/app.js';
@@ -116,8 +116,9 @@ describe('reads under concurrency', () => {
   it('answers pages asked for together, as one statement, each with its own rows', async () => {
     const ids = Array.from({ length: 60 }, (_, index) => index + 1);
     await seed(ids);
-    // A reader of its own, asked for 80 pages in the same tick: all but the first few wait, and leave in batches.
-    const reader = new EntityReader(testApp.app.get(DataSource), Plant, ['id', 'name', 'tag']);
+    // The plants' reader, as the service has it injected, asked for 80 pages in the same tick: all but
+    // the first few wait, and leave in batches.
+    const reader = testApp.app.get<EntityReader<Plant, 'id' | 'name' | 'tag'>>(getEntityReaderToken(Plant));
     const asked = Array.from({ length: 80 }, (_, index) => ({
       after: String(index),
       limit: 1 + (index % 5),

@@ -1,13 +1,21 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 
+import { EntityAccessModule, entityAccess } from '../core/database/entity-access.module.js';
 import { Plant } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { PlantsMetrics } from './plants.metrics.js';
 import { PlantsService } from './plants.service.js';
 
+/**
+ * The plants' fast paths: reads by id and keyset pages (by tag too, which
+ * the (tag, id) index serves), and batched creates that announce
+ * `plant.created`.
+ */
+export const PLANT_ACCESS = entityAccess(Plant, { created: { event: 'plant.created' } });
+
 @Module({
-  imports: [TypeOrmModule.forFeature([Plant])],
+  imports: [TypeOrmModule.forFeature([Plant]), EntityAccessModule.forFeature([PLANT_ACCESS])],
   controllers: [PlantsController],
   providers: [PlantsService, PlantsMetrics],
 })

@@ -1,19 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, Repository } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 
 import { type Int64, int64FromString, int64ToString } from '../core/common/int64.js';
-import { databaseConfig, type DatabaseConfig } from '../core/config/database.config.js';
+import { InjectEntityReader, InjectEntityWriter } from '../core/database/entity-access.module.js';
 import { EntityReader, type ReadRow } from '../core/database/entity-reader.js';
-import { postgresPool } from '../core/database/postgres-pool.js';
-import { webhookConfig, type WebhookConfig } from '../core/config/webhook.config.js';
-import { WebhookDispatcher } from '../core/webhooks/webhook-dispatcher.js';
+import { EntityWriter } from '../core/database/entity-writer.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
-import { PlantWriter } from './plant-writer.js';
 import { PlantsMetrics } from './plants.metrics.js';
 
 type PlantColumn = 'id' | 'name' | 'tag';
@@ -25,26 +22,19 @@ export interface PlantPage {
   readonly nextAfter?: string;
 }
 
+/**
+ * Creates, reads and lists go through the platform's fast paths (prepared
+ * statements on TypeORM's pool, batched creates that announce
+ * `plant.created`: see PLANT_ACCESS); deletes through the repository.
+ */
 @Injectable()
 export class PlantsService {
-  private readonly writer: PlantWriter;
-  private readerOfPlants?: EntityReader<Plant, PlantColumn>;
-
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     @InjectRepository(Plant) private readonly plants: Repository<Plant>,
-    @Inject(databaseConfig.KEY) database: DatabaseConfig,
-    @Inject(webhookConfig.KEY) webhooks: WebhookConfig,
+    @InjectEntityReader(Plant) private readonly reader: EntityReader<Plant, PlantColumn>,
+    @InjectEntityWriter(Plant) private readonly writer: EntityWriter<Plant, PlantColumn>,
     private readonly metrics: PlantsMetrics,
-    private readonly dispatcher: WebhookDispatcher,
-  ) {
-    // Creates use the pool TypeORM owns (one round trip per batch), not its query builder.
-    this.writer = new PlantWriter(() => postgresPool(this.dataSource), {
-      concurrency: database.writeConcurrency,
-      maxBatchSize: database.writeBatchSize,
-      subscribers: webhooks.urls,
-    });
-  }
+  ) {}
 
   /**
    * Stores a new plant. Sending the same plant again is a success that writes
@@ -55,17 +45,10 @@ export class PlantsService {
     const { created, stored } = await this.writer.write(plant);
     if (created) {
       this.metrics.created.inc();
-      this.dispatcher.nudge();
     } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
       throw new PlantIdTakenError(plant.id);
     }
     return PlantDto.from(stored);
-  }
-
-  /** Reads by id and pages: prepared statements on TypeORM's pool, the columns from the entity. */
-  private get reader(): EntityReader<Plant, PlantColumn> {
-    this.readerOfPlants ??= new EntityReader(this.dataSource, Plant, ['id', 'name', 'tag']);
-    return this.readerOfPlants;
   }
 
   async findOne(id: Int64): Promise<StoredPlantView> {

@@ -40,7 +40,7 @@ function create(url: string, plant: object, traceparent?: string): Promise<Respo
 }
 
 function isInsert(span: ReceivedSpan): boolean {
-  return String(span.attributes['db.query.text']).includes('INSERT INTO plants');
+  return /INSERT INTO "?plants"?/.test(String(span.attributes['db.query.text']));
 }
 
 function webhookSecret(): string {
@@ -154,7 +154,7 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
     );
     await eventually(async () => {
       const { rows } = await db.query<{ waiting: number }>(
-        "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO plants%'",
+        `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ~ 'INSERT INTO "?plants"?'`,
       );
       return rows[0].waiting > 0;
     });

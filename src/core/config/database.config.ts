@@ -30,7 +30,7 @@ export class DatabaseEnvironment {
   @IsString()
   EMBEDDED_POSTGRES_DIR = '.data/postgres';
 
-  /** Create statements in flight at once, each carrying up to a batch of plants (see PlantWriter). */
+  /** Create statements in flight at once, per entity, each carrying up to a batch of rows (see EntityWriter). */
   @IntegerVariable(1, 200)
   DATABASE_WRITE_CONCURRENCY = 2;
 

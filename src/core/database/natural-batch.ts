@@ -1,37 +1,67 @@
+import { context, type Context, type Link, trace, TraceFlags } from '@opentelemetry/api';
+
+import { tracer } from '../tracing/tracer.js';
+
 export interface NaturalBatchOptions {
   /** Batches in flight at once; what arrives meanwhile waits and leaves together in the next one. */
   readonly concurrency: number;
-  /** Keys in one batch at most. */
+  /** Items in one batch at most. */
   readonly maxBatchSize: number;
+  /**
+   * Whether a batch of several items that failed with this error is run
+   * again item by item, each alone, so that one item the database refuses
+   * does not fail the others. Not for an error that would fail them all
+   * again (the database gone). Unset: a failing batch fails all its items.
+   */
+  readonly retryAlone?: (error: unknown) => boolean;
+  /**
+   * The name of a span each batch runs under, linked to the span of every
+   * caller it serves, since one statement does the work of many requests.
+   * Unset: no span, and no caller's context is kept.
+   */
+  readonly span?: string;
 }
 
-interface Waiting<K, V> {
-  readonly key: K;
-  readonly resolve: (value: V | undefined) => void;
+/** An item's own failure, among the outcomes of a batch whose other items succeed. */
+export class ItemFailure {
+  constructor(readonly error: unknown) {}
+}
+
+interface Waiting<I, O> {
+  readonly item: I;
+  readonly resolve: (outcome: O) => void;
   readonly reject: (error: unknown) => void;
+  /** The trace context of the caller, for the batch's span (undefined without one). */
+  readonly context: Context | undefined;
 }
 
 /**
- * Natural batching of lookups by key: a lookup that finds a free slot is sent
- * at once, alone (no timer, no added latency at low load); lookups that
- * arrive while every slot is busy wait, and leave together as one batch as
- * soon as a slot frees up. Under load, one statement answers many requests.
+ * Natural batching: an item that finds a free slot is sent at once, alone
+ * (no timer, no added latency at low load); items that arrive while every
+ * slot is busy wait, and leave together as one batch as soon as a slot
+ * frees up. Under load, one statement answers many requests.
  *
- * `run` answers a batch's keys with a map; a key it leaves out is answered
- * `undefined`. A failing batch fails each of its lookups with its error.
+ * `run` answers a batch's items with one outcome each, in their order (an
+ * `ItemFailure` fails that item alone); when it throws, every item of the
+ * batch fails with its error, or is run again alone (`retryAlone`).
  */
-export class NaturalBatch<K, V> {
-  private readonly queue: Array<Waiting<K, V>> = [];
+export class NaturalBatch<I, O> {
+  private readonly queue: Array<Waiting<I, O>> = [];
   private inFlight = 0;
 
   constructor(
-    private readonly run: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
+    private readonly run: (items: I[]) => Promise<ArrayLike<O | ItemFailure>>,
     private readonly options: NaturalBatchOptions,
   ) {}
 
-  load(key: K): Promise<V | undefined> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ key, resolve, reject });
+  submit(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({
+        item,
+        resolve,
+        reject,
+        context: this.options.span === undefined ? undefined : context.active(),
+      });
       this.dispatch();
     });
   }
@@ -47,15 +77,59 @@ export class NaturalBatch<K, V> {
     }
   }
 
-  private async answer(batch: Array<Waiting<K, V>>): Promise<void> {
-    try {
-      const found = await this.run([...new Set(batch.map(({ key }) => key))]);
-      for (const { key, resolve } of batch) {
-        resolve(found.get(key));
+  private answer(batch: Array<Waiting<I, O>>): Promise<void> {
+    return this.options.span === undefined ? this.settle(batch) : this.traced(this.options.span, batch);
+  }
+
+  /**
+   * Runs a batch under a span of its own, linked to the span of each caller;
+   * its parent is the first of them whose trace is sampled (so that the
+   * statement shows in a recorded trace when any of them is), or else the
+   * first.
+   */
+  private traced(name: string, batch: Array<Waiting<I, O>>): Promise<void> {
+    const links: Link[] = [];
+    let parent = batch[0].context ?? context.active();
+    let sampled = false;
+    for (const waiting of batch) {
+      const caller = waiting.context;
+      const spanContext = caller && trace.getSpanContext(caller);
+      if (caller && spanContext) {
+        links.push({ context: spanContext });
+        if (!sampled && spanContext.traceFlags & TraceFlags.SAMPLED) {
+          parent = caller;
+          sampled = true;
+        }
       }
+    }
+    return tracer.startActiveSpan(
+      name,
+      { links, attributes: { 'plant_store.batch.size': batch.length } },
+      parent,
+      (span) => this.settle(batch).finally(() => span.end()),
+    );
+  }
+
+  private async settle(batch: Array<Waiting<I, O>>): Promise<void> {
+    let outcomes: ArrayLike<O | ItemFailure>;
+    try {
+      outcomes = await this.run(batch.map(({ item }) => item));
     } catch (error) {
-      for (const { reject } of batch) {
-        reject(error);
+      if (batch.length > 1 && this.options.retryAlone?.(error)) {
+        await Promise.all(batch.map((waiting) => this.answer([waiting])));
+      } else {
+        for (const { reject } of batch) {
+          reject(error);
+        }
+      }
+      return;
+    }
+    for (let index = 0; index < batch.length; index++) {
+      const outcome = outcomes[index];
+      if (outcome instanceof ItemFailure) {
+        batch[index].reject(outcome.error);
+      } else {
+        batch[index].resolve(outcome);
       }
     }
   }

@@ -36,12 +36,45 @@ const ENQUEUE_SQL = `
  * dispatcher.nudge(); // committed: deliver now rather than at the next poll
  * ```
  *
- * The plants do the same for `plant.created` inside their batched INSERT
- * (PlantWriter), where a separate statement would cost a round trip per batch.
+ * A statement that inserts many rows at once announces each of them in
+ * itself, with the CTE `rowEventsSql` renders (as `EntityWriter` does for
+ * `plant.created`), where a statement of its own would cost a round trip.
  */
 @Injectable()
 export class WebhookOutbox {
   constructor(@Inject(webhookConfig.KEY) private readonly config: WebhookConfig) {}
+
+  /** Who is told of every event: the value of the parameter a `rowEventsSql` CTE names. */
+  get subscribers(): readonly string[] {
+    return this.config.urls;
+  }
+
+  /**
+   * A CTE (`<name> AS (…)`, for a statement's `WITH`) that records one event
+   * per row of `rows` (a CTE of the same statement, say the rows an INSERT
+   * returned) for every subscriber, all the rows of an event under one new
+   * id: in the same statement, so the same transaction, as the rows. The
+   * payload is a JSON object of the given members, a `bigint` as a number
+   * with all its digits, a null member left out. The subscribers are the
+   * statement's parameter `subscribersParameter` (give it `subscribers`).
+   * The text depends on its arguments alone, not on the configuration.
+   */
+  rowEventsSql(name: string, events: RowEvents): string {
+    checkEventType(events.eventType);
+    const members = events.payload.map(([key, column]) => `${literal(key)}, ${column}`).join(', ');
+    return [
+      `${name} AS (`,
+      `  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)`,
+      `  SELECT event.id, ${literal(events.eventType)}, subscriber.url, event.payload`,
+      `  FROM (`,
+      // gen_random_uuid() is volatile: the subquery is not flattened, so each row's subscribers share its id.
+      `    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object(${members}))::text AS payload`,
+      `    FROM ${events.rows}`,
+      `  ) AS event`,
+      `  CROSS JOIN unnest(${events.subscribersParameter}::text[]) AS subscriber (url)`,
+      `)`,
+    ].join('\n');
+  }
 
   /**
    * Records the event for every subscriber, and answers its id (the
@@ -54,9 +87,7 @@ export class WebhookOutbox {
     eventType: string,
     payload: unknown,
   ): Promise<string | undefined> {
-    if (eventType.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE_PATTERN.test(eventType)) {
-      throw new TypeError(`Not an event type (<resource>.<event>, lower case): ${eventType}`);
-    }
+    checkEventType(eventType);
     const body = stringifyJson(payload) as string | undefined;
     if (body === undefined) {
       throw new TypeError(`The payload of a ${eventType} event is not JSON`);
@@ -68,4 +99,27 @@ export class WebhookOutbox {
     await transaction.query(ENQUEUE_SQL, [eventId, eventType, body, this.config.urls]);
     return eventId;
   }
+}
+
+/** How a statement that inserts rows has each of them announced (see `WebhookOutbox.rowEventsSql`). */
+export interface RowEvents {
+  /** `<resource>.<event>`, as for `enqueue`. */
+  readonly eventType: string;
+  /** What holds the rows, one event each: a CTE of the statement. */
+  readonly rows: string;
+  /** The payload's members: each one's JSON key, and the column of `rows` (quoted) that gives its value. */
+  readonly payload: ReadonlyArray<readonly [key: string, column: string]>;
+  /** The statement's parameter that carries the subscribers: `$4`. */
+  readonly subscribersParameter: string;
+}
+
+function checkEventType(eventType: string): void {
+  if (eventType.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE_PATTERN.test(eventType)) {
+    throw new TypeError(`Not an event type (<resource>.<event>, lower case): ${eventType}`);
+  }
+}
+
+/** A string as an SQL literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
 }
