@@ -10,7 +10,7 @@ import { PlantsService } from './plants.service.js';
 /**
  * The plants' fast paths: reads by id and keyset pages (by tag too, which
  * the (tag, id) index serves), and batched creates that announce
- * `plant.created`.
+ * `plant.created`. Their statements are in `queries/plants.sql`.
  */
 export const PLANT_ACCESS = entityAccess(Plant, { created: { event: 'plant.created' } });
 

@@ -1,0 +1,79 @@
+-- The statements of the fast paths, generated from the entities' TypeORM metadata: do not edit.
+-- The test beside this file fails when it is stale; UPDATE_SQL_SNAPSHOTS=1 makes it rewrite it.
+
+-- EntityReader(Plant) plants-by-ids-GkopbXtFFfG8_ysf
+SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
+FROM "plants"
+WHERE "id" = ANY ($1::bigint[]);
+
+-- EntityReader(Plant) plants-pages-ZttqnnhB18miH65g
+SELECT p."id"::text AS "id", p."name" AS "name", p."tag" AS "tag", r.page_number::int4 AS "__page"
+FROM unnest($1::int4[]) WITH ORDINALITY AS r (page_limit, page_number)
+CROSS JOIN LATERAL (
+  SELECT * FROM "plants" t
+  ORDER BY t."id"
+  LIMIT r.page_limit
+) p
+ORDER BY r.page_number, p."id";
+
+-- EntityReader(Plant) plants-pages-after-hM2ASk1lm-JjgAip
+SELECT p."id"::text AS "id", p."name" AS "name", p."tag" AS "tag", r.page_number::int4 AS "__page"
+FROM unnest($1::bigint[], $2::int4[]) WITH ORDINALITY AS r (after, page_limit, page_number)
+CROSS JOIN LATERAL (
+  SELECT * FROM "plants" t
+  WHERE t."id" > r.after
+  ORDER BY t."id"
+  LIMIT r.page_limit
+) p
+ORDER BY r.page_number, p."id";
+
+-- EntityReader(Plant) plants-pages-tag-_JEj2yEw6t2h0SVH
+SELECT p."id"::text AS "id", p."name" AS "name", p."tag" AS "tag", r.page_number::int4 AS "__page"
+FROM unnest($1::character varying[], $2::int4[]) WITH ORDINALITY AS r (f0, page_limit, page_number)
+CROSS JOIN LATERAL (
+  SELECT * FROM "plants" t
+  WHERE t."tag" = r.f0
+  ORDER BY t."id"
+  LIMIT r.page_limit
+) p
+ORDER BY r.page_number, p."id";
+
+-- EntityReader(Plant) plants-pages-tag-after-PJ7R4njYWPMHSwFf
+SELECT p."id"::text AS "id", p."name" AS "name", p."tag" AS "tag", r.page_number::int4 AS "__page"
+FROM unnest($1::character varying[], $2::bigint[], $3::int4[]) WITH ORDINALITY AS r (f0, after, page_limit, page_number)
+CROSS JOIN LATERAL (
+  SELECT * FROM "plants" t
+  WHERE t."tag" = r.f0 AND t."id" > r.after
+  ORDER BY t."id"
+  LIMIT r.page_limit
+) p
+ORDER BY r.page_number, p."id";
+
+-- EntityWriter(Plant) plants-insert-batch-F0FZC8szY0ZOk_cl
+INSERT INTO "plants" ("id", "name", "tag")
+SELECT * FROM unnest($1::bigint[], $2::character varying[], $3::character varying[])
+ON CONFLICT ("id") DO NOTHING
+RETURNING "id"::text AS "key";
+
+-- EntityWriter(Plant) plants-insert-batch-with-events-Tvm2Kp7bf7NBLbTW
+WITH inserted AS (
+  INSERT INTO "plants" ("id", "name", "tag")
+  SELECT * FROM unnest($1::bigint[], $2::character varying[], $3::character varying[])
+  ON CONFLICT ("id") DO NOTHING
+  RETURNING "id", "name", "tag"
+),
+events AS (
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+  SELECT event.id, 'plant.created', subscriber.url, event.payload
+  FROM (
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload
+    FROM inserted
+  ) AS event
+  CROSS JOIN unnest($4::text[]) AS subscriber (url)
+)
+SELECT "id"::text AS "key" FROM inserted;
+
+-- EntityWriter(Plant) plants-select-stored-GkopbXtFFfG8_ysf
+SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
+FROM "plants"
+WHERE "id" = ANY ($1::bigint[]);
