@@ -1,10 +1,17 @@
+import { randomBytes } from 'node:crypto';
+
 import request from 'supertest';
 
+import { sqlSnapshot } from '../src/core/database/sql-snapshot.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
+import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
-import { OrdersModule } from './fixtures/orders/orders.module.js';
+import { freePort } from './support/service-process.js';
+import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
+import { ORDER_ACCESS, OrdersModule } from './fixtures/orders/orders.module.js';
 
 /**
  * A resource that exists only in the tests (`test/fixtures/orders/`: module,
@@ -227,5 +234,87 @@ describe('a new resource: one folder and one import', () => {
       items: { $ref: '#/components/schemas/OrderItemDto' },
     });
     expect(document.components.securitySchemes.bearerAuth.description).toContain('`orders:write`');
+  });
+});
+
+/** Its reads and creates on the platform's fast paths, injected as providers, and its own webhook event. */
+describe('a new resource on the fast paths', () => {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  let receiver: WebhookReceiver;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver(await freePort());
+    await receiver.start();
+    testApp = await startTestApp(
+      {
+        WEBHOOK_URLS: receiver.url,
+        WEBHOOK_SECRET: secret,
+        WEBHOOK_POLL_INTERVAL_MS: '100',
+        LOG_LEVEL: 'error',
+      },
+      { imports: [OrdersModule] },
+    );
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await receiver.stop();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+    receiver.received.length = 0;
+  });
+
+  it('keeps the statements of its reader and writer in queries/orders.sql, as its entity generates them', async () => {
+    const { stored, generated } = await sqlSnapshot(
+      new URL('./fixtures/orders/queries/orders.sql', import.meta.url),
+      [ORDER_ACCESS],
+    );
+
+    expect(stored).toBe(generated);
+  });
+
+  it('announces each order it stores as order.created, written with the order, its nested items as JSON', async () => {
+    const body =
+      '{"id": 9223372036854775807, "customer": "Kew Gardens", "items": [{"sku": "FERN-01", "quantity": 2}]}';
+    await request(testApp.server)
+      .post('/orders')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(200);
+    // The same order again is refused, and announced no more.
+    await request(testApp.server)
+      .post('/orders')
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(body)
+      .expect(409);
+
+    await eventually(() => receiver.received.length === 1);
+    const [delivery] = receiver.received;
+    expect(delivery.headers['webhook-event-type']).toBe('order.created');
+    expect(() => verifyDelivery(secret, delivery)).not.toThrow();
+    expect(JSON.parse(delivery.body.replace(/"id":(\d+)/, '"id":"$1"'))).toStrictEqual({
+      id: '9223372036854775807',
+      customer: 'Kew Gardens',
+      items: [{ sku: 'FERN-01', quantity: 2 }],
+    });
+    const { rows } = await testApp.db.query<{ events: number }>(
+      "SELECT count(*)::int AS events FROM webhook_deliveries WHERE event_type = 'order.created'",
+    );
+    expect(rows).toStrictEqual([{ events: 1 }]);
+    await expect(request(testApp.server).get('/orders/9223372036854775807').set(AUTH)).resolves.toMatchObject(
+      {
+        status: 200,
+        body: {
+          id: '9223372036854775807',
+          customer: 'Kew Gardens',
+          items: [{ sku: 'FERN-01', quantity: 2 }],
+        },
+      },
+    );
   });
 });
