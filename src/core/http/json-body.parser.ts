@@ -36,22 +36,6 @@ export class UnsupportedBody {
  */
 export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   return function parseJsonBody(request: Request, response: Response, next: NextFunction): void {
-    /**
-     * A body is refused (413, 415, 400) only on a route that exists: elsewhere
-     * the answer is the router's 404 or 405, whatever the body. Looked up on
-     * failure only, so valid bodies pay nothing for it.
-     */
-    const fail = (error: Error & { headers?: Readonly<Record<string, string>> }) => {
-      if (routes.for(request.path).includes(request.method)) {
-        next(error);
-        return;
-      }
-      if (error.headers?.Connection === 'close') {
-        // The rest of the body was never read: the connection cannot carry another request.
-        response.setHeader('Connection', 'close');
-      }
-      next();
-    };
     // The usual header, exactly, needs no parsing: the rest goes through type-is and content-type.
     const plainJson = request.headers['content-type'] === JSON_MEDIA_TYPE;
     if (!typeIs.hasBody(request)) {
@@ -70,27 +54,52 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
       ? refuseEncoded(request)
       : (refuseUnreadableCharset(request) ?? refuseEncoded(request));
     if (refusal) {
-      fail(refusal);
+      refuse(routes, request, response, next, refusal);
       return;
     }
     getRawBody(request, { length: request.headers['content-length'], limit }, (error, buffer) => {
       if (error) {
-        fail(readFailure(error, limit));
+        refuse(routes, request, response, next, readFailure(error, limit));
         return;
       }
       if (!isUtf8(buffer)) {
-        fail(new BadRequestException('Request body is not valid UTF-8'));
+        refuse(routes, request, response, next, new BadRequestException('Request body is not valid UTF-8'));
         return;
       }
       try {
         request.body = parseJson(buffer.toString('utf8'));
       } catch (parseError) {
-        fail(parseFailure(parseError, buffer.length));
+        refuse(routes, request, response, next, parseFailure(parseError, buffer.length));
         return;
       }
       next();
     });
   };
+}
+
+type RefusedBody = Error & { headers?: Readonly<Record<string, string>> };
+
+/**
+ * A body is refused (413, 415, 400) only on a route that exists: elsewhere
+ * the answer is the router's 404 or 405, whatever the body. Looked up on
+ * failure only, so valid bodies pay nothing for it.
+ */
+function refuse(
+  routes: AllowedMethods,
+  request: Request,
+  response: Response,
+  next: NextFunction,
+  error: RefusedBody,
+): void {
+  if (routes.for(request.path).includes(request.method)) {
+    next(error);
+    return;
+  }
+  if (error.headers?.Connection === 'close') {
+    // The rest of the body was never read: the connection cannot carry another request.
+    response.setHeader('Connection', 'close');
+  }
+  next();
 }
 
 function refuseUnreadableCharset(request: Request): Error | undefined {

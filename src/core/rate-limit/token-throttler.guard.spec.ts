@@ -1,4 +1,5 @@
 import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { SkipThrottle, Throttle, type ThrottlerOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 
@@ -37,11 +38,8 @@ function contextFor(
     headers: {},
     principal: subject === undefined ? undefined : { subject, hasScope: () => true },
   } as unknown as Request;
-  return {
-    getHandler: () => Routes.prototype[handler],
-    getClass: () => controller,
-    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
-  } as unknown as ExecutionContext;
+  // Nest's own context, as a guard gets it for an HTTP request.
+  return new ExecutionContextHost([request, {}, () => undefined], controller, Routes.prototype[handler]);
 }
 
 /** How many of `attempts` calls pass before the guard answers 429. */
