@@ -9,6 +9,7 @@ import { httpEdge } from './core/http/http-edge.js';
 import { configureHttpServer } from './core/http/http-server.js';
 import { LeanExpressAdapter } from './core/http/lean-express.adapter.js';
 import { AllowedMethods } from './core/http/allowed-methods.js';
+import { REQUIRE_IF_MATCH_SETTING } from './core/http/conditional-requests.js';
 import { jsonBodyParser } from './core/http/json-body.parser.js';
 import { ShutdownState } from './core/lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
@@ -44,6 +45,7 @@ export async function createApp({
   app.set('trust proxy', http.trustProxy);
   app.set('etag', false);
   app.set('x-powered-by', false);
+  app.set(REQUIRE_IF_MATCH_SETTING, http.requireIfMatch);
 
   // Per-request work lives at the HTTP layer, in as few layers as possible:
   // a Nest interceptor would cost far more for the same job.
@@ -57,9 +59,9 @@ export async function createApp({
   if (http.corsOrigins.length > 0) {
     app.enableCors({
       origin: http.corsOrigins,
-      methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Link', 'Allow'],
+      methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Link', 'Allow', 'ETag'],
       maxAge: 600,
     });
   }

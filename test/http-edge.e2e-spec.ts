@@ -157,14 +157,14 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     const preflight = await request(testApp.server)
       .options('/plants')
       .set('Origin', 'https://admin.example')
-      .set('Access-Control-Request-Method', 'POST')
-      .set('Access-Control-Request-Headers', 'authorization,content-type');
+      .set('Access-Control-Request-Method', 'PATCH')
+      .set('Access-Control-Request-Headers', 'authorization,content-type,if-match');
 
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': 'https://admin.example',
-      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id',
-      'access-control-allow-methods': expect.stringContaining('POST'),
+      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id,If-Match,If-None-Match',
+      'access-control-allow-methods': 'GET,POST,PATCH,DELETE',
     });
   });
 
@@ -182,6 +182,7 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
 
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(allowed.headers['access-control-expose-headers']).toContain('X-Request-Id');
+    expect(allowed.headers['access-control-expose-headers']).toContain('ETag');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 });

@@ -235,6 +235,35 @@ describe('a new resource: one folder and one import', () => {
     });
     expect(document.components.securitySchemes.bearerAuth.description).toContain('`orders:write`');
   });
+  it('gets ETags, 304, merge-patch updates and conditional deletes from its @VersionColumn() alone', async () => {
+    await post(order({ id: 3 })).expect(200);
+    const read = await request(testApp.server).get('/orders/3').set(AUTH);
+    expect(read.headers.etag).toBe('"1"');
+    await request(testApp.server).get('/orders/3').set(AUTH).set('If-None-Match', '"1"').expect(304);
+
+    const patched = await request(testApp.server)
+      .patch('/orders/3')
+      .set(AUTH)
+      .set({ 'Content-Type': 'application/merge-patch+json', 'If-Match': '"1"' })
+      .send('{"customer": "Wisley"}');
+    expect(patched.status).toBe(200);
+    expect(patched.headers.etag).toBe('"2"');
+    expect(patched.body).toStrictEqual({ ...order({ id: '3' }), customer: 'Wisley' });
+
+    const stale = await request(testApp.server)
+      .patch('/orders/3')
+      .set(AUTH)
+      .set('If-Match', '"1"')
+      .send({ customer: 'Chelsea' });
+    expect(stale.status).toBe(412);
+    expect(stale.body).toMatchObject({ error: 412 });
+    const unknown = await request(testApp.server).patch('/orders/3').set(AUTH).send({ items: [] });
+    expect(unknown.body).toStrictEqual({ error: 400, message: 'property items is not allowed' });
+    await request(testApp.server).delete('/orders/3').set(AUTH).set('If-Match', '"1"').expect(412);
+    await request(testApp.server).delete('/orders/3').set(AUTH).set('If-Match', '"2"').expect(204);
+    await request(testApp.server).get('/orders/3').set(AUTH).expect(404);
+    await request(testApp.server).delete('/orders/3').set(AUTH).expect(404);
+  });
 });
 
 /** Its reads and creates on the platform's fast paths, injected as providers, and its own webhook event. */
@@ -315,6 +344,34 @@ describe('a new resource on the fast paths', () => {
           items: [{ sku: 'FERN-01', quantity: 2 }],
         },
       },
+    );
+  });
+  it('announces its updates and deletes, each in the statement that makes it, and no refused change', async () => {
+    await request(testApp.server)
+      .post('/orders')
+      .set(AUTH)
+      .send({ id: 5, customer: 'Kew Gardens', items: [{ sku: 'FERN-01', quantity: 2 }] })
+      .expect(200);
+    await request(testApp.server).patch('/orders/5').set(AUTH).send({ customer: 'Wisley' }).expect(200);
+    await request(testApp.server).delete('/orders/5').set(AUTH).set('If-Match', '"1"').expect(412);
+    await request(testApp.server).delete('/orders/5').set(AUTH).set('If-Match', '"2"').expect(204);
+
+    await eventually(() => receiver.received.length === 3);
+    const events = receiver.received.map((delivery) => ({
+      type: delivery.headers['webhook-event-type'],
+      body: JSON.parse(delivery.body) as unknown,
+    }));
+    expect(events).toHaveLength(3);
+    // Delivered at least once each, not necessarily in order.
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { type: 'order.created', body: expect.objectContaining({ id: 5 }) },
+        {
+          type: 'order.updated',
+          body: { id: 5, customer: 'Wisley', items: [{ sku: 'FERN-01', quantity: 2 }] },
+        },
+        { type: 'order.deleted', body: { id: 5 } },
+      ]),
     );
   });
 });

@@ -36,6 +36,10 @@ export class HttpEnvironment {
   @BooleanVariable()
   METRICS_ENABLED = true;
 
+  /** Changes (PATCH, DELETE) of versioned records without If-Match answer 428 instead of going ahead. */
+  @BooleanVariable()
+  REQUIRE_IF_MATCH = false;
+
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
     return Number(env.HTTP_HEADERS_TIMEOUT_MS) > Number(env.HTTP_REQUEST_TIMEOUT_MS)
       ? ['HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS']
@@ -52,6 +56,7 @@ export const httpConfig = registerAs('http', () => {
     requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
+    requireIfMatch: env.REQUIRE_IF_MATCH,
   };
 });
 

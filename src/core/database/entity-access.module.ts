@@ -6,7 +6,7 @@ import { databaseConfig, type DatabaseConfig } from '../config/database.config.j
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { EntityReader } from './entity-reader.js';
-import { EntityWriter, type WriterEvents } from './entity-writer.js';
+import { type ChangeEvent, EntityWriter, type WriterEvents } from './entity-writer.js';
 
 /** What an entity's fast paths read, write and announce; every part has a default from its metadata. */
 export interface EntityAccess<E extends ObjectLiteral> {
@@ -28,6 +28,14 @@ export interface EntityAccess<E extends ObjectLiteral> {
    * columns written). Unset: no event.
    */
   readonly created?: { readonly event: string; readonly payload?: ReadonlyArray<keyof E & string> };
+  /**
+   * The event recorded for each update (`plant.updated`), by the update's own
+   * statement, and its payload's properties (by default the columns
+   * written, as they are after the update). Unset: no event.
+   */
+  readonly updated?: ChangeEvent<E>;
+  /** Likewise for each delete (`plant.deleted`); its payload by default the primary key alone. */
+  readonly deleted?: ChangeEvent<E>;
 }
 
 /**
@@ -87,13 +95,19 @@ export function createEntityWriter<E extends ObjectLiteral>(
   return new EntityWriter(
     dataSource,
     access.entity,
-    { ...batching, columns: access.columns, created: access.created },
+    {
+      ...batching,
+      columns: access.columns,
+      created: access.created,
+      updated: access.updated,
+      deleted: access.deleted,
+    },
     events,
   );
 }
 
 /**
- * The fast paths of reads and creates as providers, per entity, the way
+ * The fast paths of reads, creates, updates and deletes as providers, per entity, the way
  * `TypeOrmModule.forFeature` provides repositories:
  *
  * ```ts

@@ -6,12 +6,17 @@ import {
   EntityTable,
   type NamedStatement,
   quote,
+  VERSION_PROPERTY,
+  type Versioned,
 } from './entity-table.js';
 import { NaturalBatch } from './natural-batch.js';
 import { postgresPool } from './postgres-pool.js';
 
 /** A row as the reader answers it: the chosen properties, `bigint` columns as exact decimal text. */
 export type ReadRow<E, K extends keyof E> = EntityRow<E, K>;
+
+/** A row read by id: with its `version` too, when the entity has a version column (its ETag). */
+export type VersionedReadRow<E, K extends keyof E> = ReadRow<E, K> & Versioned<E>;
 
 export interface PageQuery<E> {
   /** Only rows whose primary key is greater than this (keyset pagination). */
@@ -71,7 +76,7 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly properties: readonly K[];
   private readonly byIdStatement: NamedStatement;
   /** Reads by id that arrive together go as one statement. */
-  private readonly byId: NaturalBatch<string, ReadRow<E, K> | undefined>;
+  private readonly byId: NaturalBatch<string, VersionedReadRow<E, K> | undefined>;
   /** By the filters' names and whether there is an `after` (`pageKindKey`). */
   private readonly pageKinds = new Map<string, PageKind<E, K>>();
 
@@ -91,10 +96,16 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
     const columns = this.properties.map((property) => this.table.column(property));
     const keyType = this.table.typeOf(key);
 
+    // A read by id answers the version too (a conditional GET needs it); pages do not.
+    const version = this.table.version;
+    const byIdList = columns.map((column) => this.table.selected(column));
+    if (version) {
+      byIdList.push(`${quoted(version)} AS ${quote(VERSION_PROPERTY)}`);
+    }
     this.byIdStatement = this.table.statement(
       'by-ids',
       [
-        `SELECT ${columns.map((column) => this.table.selected(column)).join(', ')}`,
+        `SELECT ${byIdList.join(', ')}`,
         `FROM ${table}`,
         `WHERE ${quoted(key)} = ANY ($1::${keyType}[])`,
       ].join('\n'),
@@ -145,16 +156,19 @@ export class EntityReader<E extends ObjectLiteral, K extends keyof E & string> {
 
   /**
    * The row under this primary key (given as its canonical text: decimal
-   * digits for a bigint), or undefined. Reads that arrive while others are
-   * in flight are answered by one statement together.
+   * digits for a bigint), or undefined; with its `version` when the entity
+   * has a version column. Reads that arrive while others are in flight are
+   * answered by one statement together.
    */
-  findById(id: string): Promise<ReadRow<E, K> | undefined> {
+  findById(id: string): Promise<VersionedReadRow<E, K> | undefined> {
     return this.byId.submit(id);
   }
 
-  private async findByIds(ids: string[]): Promise<Array<ReadRow<E, K> | undefined>> {
-    const { rows } = await this.query(this.byIdStatement, [ids.length === 1 ? ids : [...new Set(ids)]]);
-    const found = new Map<string, ReadRow<E, K>>();
+  private async findByIds(ids: string[]): Promise<Array<VersionedReadRow<E, K> | undefined>> {
+    const { rows } = (await this.query(this.byIdStatement, [ids.length === 1 ? ids : [...new Set(ids)]])) as {
+      rows: Array<VersionedReadRow<E, K>>;
+    };
+    const found = new Map<string, VersionedReadRow<E, K>>();
     for (const row of rows) {
       found.set(String(row[this.table.key.propertyName as K]), row);
     }

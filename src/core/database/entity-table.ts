@@ -11,6 +11,15 @@ export interface NamedStatement {
 /** A row of the chosen properties, `bigint` columns as exact decimal text. */
 export type EntityRow<E, K extends keyof E> = { [P in K]: E[P] };
 
+/** The property under which rows carry their version, whatever the column's name. */
+export const VERSION_PROPERTY = 'version';
+
+/**
+ * What a row of `E` carries besides its chosen properties: its version, when
+ * the entity declares one (`@VersionColumn() version!: number`).
+ */
+export type Versioned<E> = E extends { readonly version: number } ? { readonly version: number } : unknown;
+
 export type ColumnMetadata = EntityMetadata['columns'][number];
 
 /**
@@ -24,6 +33,8 @@ export class EntityTable<E extends ObjectLiteral> {
   /** The table's quoted name, with its schema when it has one. */
   readonly name: string;
   readonly key: ColumnMetadata;
+  /** The column TypeORM counts the row's changes in (`@VersionColumn()`), when the entity has one. */
+  readonly version?: ColumnMetadata;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -35,6 +46,7 @@ export class EntityTable<E extends ObjectLiteral> {
       throw new Error(`${this.metadata.name}: the fast paths need a single-column primary key`);
     }
     this.key = primary[0];
+    this.version = this.metadata.versionColumn;
     this.name = this.metadata.schema
       ? `${quote(this.metadata.schema)}.${quote(this.metadata.tableName)}`
       : quote(this.metadata.tableName);

@@ -4,12 +4,48 @@ import { stringifyJson } from '../http/json.js';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { isDatabaseUnavailableError } from './database-errors.js';
-import { type EntityRow, EntityTable, type NamedStatement, quote } from './entity-table.js';
+import {
+  type ColumnMetadata,
+  type EntityRow,
+  EntityTable,
+  type NamedStatement,
+  quote,
+  VERSION_PROPERTY,
+  type Versioned,
+} from './entity-table.js';
 import { ItemFailure, NaturalBatch } from './natural-batch.js';
 import { postgresPool } from './postgres-pool.js';
 
 /** A row as the writer stores it and answers it: the chosen properties, `bigint` columns as exact decimal text. */
 export type WriteRow<E, K extends keyof E> = EntityRow<E, K>;
+
+/** A row as an update or a delete answers it: with its `version` when the entity has a version column. */
+export type VersionedWriteRow<E, K extends keyof E> = WriteRow<E, K> & Versioned<E>;
+
+/**
+ * The versions a row must be at for a change to go ahead: those of the
+ * `If-Match` tags (see `conditional-requests.ts`). None matches no row.
+ * No precondition at all: the change is unconditional.
+ */
+export interface WritePrecondition {
+  readonly versions: readonly number[];
+}
+
+/**
+ * What happened to one update or delete: done (the row after the update,
+ * or the row deleted), no row under the key, or a row at another version
+ * than the precondition's.
+ */
+export type ChangeOutcome<E, K extends keyof E> =
+  | { readonly outcome: 'changed'; readonly row: VersionedWriteRow<E, K> }
+  | { readonly outcome: 'not-found' }
+  | { readonly outcome: 'stale' };
+
+/** The event a change announces, and the properties of its payload. */
+export interface ChangeEvent<E> {
+  readonly event: string;
+  readonly payload?: ReadonlyArray<keyof E & string>;
+}
 
 /** What happened to one create: stored now, or found stored already under its key. */
 export interface WriteOutcome<E, K extends keyof E> {
@@ -31,12 +67,25 @@ export interface EntityWriterOptions<E, K extends keyof E & string> {
    * the columns written).
    */
   readonly created?: { readonly event: string; readonly payload?: ReadonlyArray<keyof E & string> };
+  /** The event of each update (`plant.updated`); its payload by default the columns written, as they are after it. */
+  readonly updated?: ChangeEvent<E>;
+  /** The event of each delete (`plant.deleted`); its payload by default the primary key alone. */
+  readonly deleted?: ChangeEvent<E>;
 }
 
-/** Where the `created` events go: the outbox renders their SQL; the dispatcher delivers them once committed. */
+/** Where the writer's events go: the outbox renders their SQL; the dispatcher delivers them once committed. */
 export interface WriterEvents {
   readonly outbox: Pick<WebhookOutbox, 'rowEventsSql' | 'subscribers'>;
   readonly dispatcher: Pick<WebhookDispatcher, 'nudge'>;
+}
+
+/** The column of a change's answer that says whether the key had a row in the statement's snapshot. */
+const FOUND = '__found';
+
+/** One statement of a change, with its events (when there are subscribers) or without. */
+interface ChangeStatements {
+  readonly plain: NamedStatement;
+  readonly withEvents?: NamedStatement;
 }
 
 /**
@@ -66,6 +115,14 @@ const MAX_ATTEMPTS = 3;
  * event per inserted row in the outbox (`WebhookOutbox.rowEventsSql`): no
  * event without its row, no row without its events, no extra round trip.
  *
+ * Updates and deletes (`update`, `remove`) are one statement each, and so
+ * atomic: the version check of an `If-Match` is in the statement's `WHERE`
+ * (a row changed meanwhile is left alone, as PostgreSQL re-checks the
+ * condition on the row it waited for), the version goes up by one with every
+ * update, the events (`updated`, `deleted`) are recorded by the same
+ * statement, and the statement's own snapshot tells a missing row (404)
+ * from one at another version (412).
+ *
  * Every statement is built when the writer is made (`statements`, kept as a
  * snapshot beside the resource). Provided per entity by
  * `EntityAccessModule.forFeature`.
@@ -82,6 +139,17 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly insertStatement: NamedStatement;
   private readonly selectStatement: NamedStatement;
   private readonly subscribers?: readonly string[];
+  /** The properties an update may set: every one written but the key. */
+  private readonly changeable: readonly K[];
+  private readonly changeableJson: readonly boolean[];
+  private readonly versionColumn?: ColumnMetadata;
+  private readonly updateStatement: NamedStatement;
+  private readonly removeStatement: NamedStatement;
+  /** Reads the row an empty update leaves as it is. */
+  private readonly currentStatement: NamedStatement;
+  /** Whether each change statement records events, and to whom. */
+  private readonly updateSubscribers?: readonly string[];
+  private readonly removeSubscribers?: readonly string[];
   private readonly batch: NaturalBatch<WriteRow<E, K>, WriteOutcome<E, K>>;
 
   constructor(
@@ -151,6 +219,32 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       ].join('\n'),
     );
     statements.push(this.selectStatement);
+
+    this.versionColumn = this.table.version;
+    this.changeable = this.properties.filter((property) => property !== this.keyProperty);
+    this.changeableJson = this.changeable.map((property) => {
+      const { type } = this.table.column(property);
+      return type === 'json' || type === 'jsonb';
+    });
+    const update = this.changeStatements('update', options.updated, this.properties, events);
+    const remove = this.changeStatements('delete', options.deleted, [this.keyProperty], events);
+    const current = this.table.statement(
+      'select-current',
+      [
+        `SELECT ${this.rowList('')}`,
+        `FROM ${table}`,
+        `WHERE ${quote(key.databaseName)} = $1::${this.table.typeOf(key)}`,
+      ].join('\n'),
+    );
+    this.currentStatement = current;
+    statements.push(update.plain, ...(update.withEvents ? [update.withEvents] : []));
+    statements.push(remove.plain, ...(remove.withEvents ? [remove.withEvents] : []));
+    statements.push(current);
+    const subscribed = events && events.outbox.subscribers.length > 0 ? events.outbox.subscribers : undefined;
+    this.updateStatement = (subscribed && update.withEvents) || update.plain;
+    this.updateSubscribers = subscribed && update.withEvents ? subscribed : undefined;
+    this.removeStatement = (subscribed && remove.withEvents) || remove.plain;
+    this.removeSubscribers = subscribed && remove.withEvents ? subscribed : undefined;
     this.statements = statements;
 
     this.batch = new NaturalBatch((rows) => this.store(rows), {
@@ -226,6 +320,199 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     }
   }
 
+  /**
+   * Sets the given properties of the row under `key` (an absent or undefined
+   * property is left as it is), and its version one higher, if the row is at
+   * one of the precondition's versions; one statement, which records the
+   * `updated` event too. No changes at all change nothing (no new version,
+   * no event): the row is read, and the precondition checked against it.
+   */
+  async update(
+    key: string,
+    changes: Partial<WriteRow<E, K>>,
+    precondition?: WritePrecondition,
+  ): Promise<ChangeOutcome<E, K>> {
+    const versions = this.versionsOf(precondition);
+    const values: unknown[] = [key];
+    if (this.versionColumn) {
+      values.push(versions);
+    }
+    let changing = false;
+    for (const property of Object.keys(changes)) {
+      if (!this.changeable.includes(property as K) && changes[property as K] !== undefined) {
+        throw new Error(`${this.table.metadata.name}: an update cannot set ${property}`);
+      }
+    }
+    this.changeable.forEach((property, index) => {
+      const value = changes[property];
+      changing ||= value !== undefined;
+      values.push(value !== undefined, this.changeableJson[index] ? jsonText(value) : (value ?? null));
+    });
+    if (!changing) {
+      return this.current(key, versions);
+    }
+    return this.change(this.updateStatement, values, this.updateSubscribers);
+  }
+
+  /**
+   * Deletes the row under `key` if it is at one of the precondition's
+   * versions; one statement, which records the `deleted` event too. Answers
+   * the row deleted.
+   */
+  remove(key: string, precondition?: WritePrecondition): Promise<ChangeOutcome<E, K>> {
+    const values: unknown[] = [key];
+    if (this.versionColumn) {
+      values.push(this.versionsOf(precondition));
+    }
+    return this.change(this.removeStatement, values, this.removeSubscribers);
+  }
+
+  private versionsOf(precondition: WritePrecondition | undefined): readonly number[] | null {
+    if (precondition && !this.versionColumn) {
+      throw new Error(`${this.table.metadata.name} has no version column to check a precondition against`);
+    }
+    return precondition ? precondition.versions : null;
+  }
+
+  private async change(
+    statement: NamedStatement,
+    values: unknown[],
+    subscribers: readonly string[] | undefined,
+  ): Promise<ChangeOutcome<E, K>> {
+    if (subscribers) {
+      values.push(subscribers);
+    }
+    const { rows } = await postgresPool(this.dataSource).query<
+      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean>
+    >({ ...statement, values });
+    const [answer] = rows;
+    if (answer[this.keyProperty] === null) {
+      return answer[FOUND] ? STALE : NOT_FOUND;
+    }
+    if (subscribers) {
+      this.events?.dispatcher.nudge();
+    }
+    const row = {} as Record<string, unknown>;
+    for (const property of this.properties) {
+      row[property] = answer[property];
+    }
+    if (this.versionColumn) {
+      row[VERSION_PROPERTY] = (answer as Record<string, unknown>)[VERSION_PROPERTY];
+    }
+    return { outcome: 'changed', row: row as VersionedWriteRow<E, K> };
+  }
+
+  /** What an update without changes answers: the row as it is, if the precondition holds. */
+  private async current(key: string, versions: readonly number[] | null): Promise<ChangeOutcome<E, K>> {
+    const { rows } = await postgresPool(this.dataSource).query<VersionedWriteRow<E, K>>({
+      ...this.currentStatement,
+      values: [key],
+    });
+    const [row] = rows;
+    if (!row) {
+      return NOT_FOUND;
+    }
+    const version = (row as Record<string, unknown>)[VERSION_PROPERTY] as number;
+    return versions === null || versions.includes(version) ? { outcome: 'changed', row } : STALE;
+  }
+
+  /** The properties, and the version, as a row's select list, `from` the qualifier of the columns. */
+  private rowList(from: string): string {
+    const list = this.properties.map((property) => this.table.selected(this.table.column(property), from));
+    if (this.versionColumn) {
+      list.push(`${from}${quote(this.versionColumn.databaseName)} AS ${quote(VERSION_PROPERTY)}`);
+    }
+    return list.join(', ');
+  }
+
+  /**
+   * An update's or a delete's statement, plain and with its events:
+   * `$1` the key, `$2` the versions the row may be at (null: any), for an
+   * update a pair per changeable property (whether to set it, its value),
+   * and last the subscribers. It answers one row: the row changed (its key
+   * null when none was), and whether the key had a row in the statement's
+   * snapshot, which tells a stale version from a missing row.
+   */
+  private changeStatements(
+    kind: 'update' | 'delete',
+    event: ChangeEvent<E> | undefined,
+    defaultPayload: readonly K[],
+    events: WriterEvents | undefined,
+  ): ChangeStatements {
+    const { key, name: table, metadata } = this.table;
+    const version = this.versionColumn;
+    const keyMatch = `${quote(key.databaseName)} = $1::${this.table.typeOf(key)}`;
+    const conditions = [keyMatch];
+    let parameter = 2;
+    if (version) {
+      const versionType = this.table.typeOf(version);
+      conditions.push(
+        `($2::${versionType}[] IS NULL OR ${quote(version.databaseName)} = ANY ($2::${versionType}[]))`,
+      );
+      parameter = 3;
+    }
+    const returned = [...this.properties.map((property) => this.table.column(property))];
+    if (version) {
+      returned.push(version);
+    }
+    const returning = `RETURNING ${returned.map((column) => quote(column.databaseName)).join(', ')}`;
+    let change: string[];
+    if (kind === 'update') {
+      const assignments = this.changeable.map((property) => {
+        const column = quote(this.table.column(property).databaseName);
+        const type = this.table.typeOf(this.table.column(property));
+        const set = `${column} = CASE WHEN $${parameter}::boolean THEN $${parameter + 1}::${type} ELSE ${column} END`;
+        parameter += 2;
+        return set;
+      });
+      if (version) {
+        const column = quote(version.databaseName);
+        assignments.push(`${column} = ${column} + 1`);
+      }
+      change = [
+        `UPDATE ${table}`,
+        `SET ${assignments.join(',\n    ')}`,
+        `WHERE ${conditions.join('\n  AND ')}`,
+        returning,
+      ];
+    } else {
+      change = [`DELETE FROM ${table}`, `WHERE ${conditions.join('\n  AND ')}`, returning];
+    }
+    const answer = [
+      `SELECT ${this.rowList('changed.')},`,
+      `  EXISTS (SELECT FROM ${table} WHERE ${keyMatch}) AS ${quote(FOUND)}`,
+      `FROM (VALUES (1)) AS one`,
+      `LEFT JOIN changed ON true`,
+    ];
+    const plain = this.table.statement(
+      kind,
+      [`WITH changed AS (`, indent(change.join('\n')), `)`, ...answer].join('\n'),
+    );
+    if (!event) {
+      return { plain };
+    }
+    if (!events) {
+      throw new Error(`${metadata.name}: announcing ${event.event} needs the webhook outbox`);
+    }
+    const payload = (event.payload ?? defaultPayload).map((property) => this.table.column(property));
+    const withEvents = this.table.statement(
+      `${kind}-with-events`,
+      [
+        `WITH changed AS (`,
+        indent(change.join('\n')),
+        `),`,
+        events.outbox.rowEventsSql('events', {
+          eventType: event.event,
+          rows: 'changed',
+          payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
+          subscribersParameter: `$${parameter}`,
+        }),
+        ...answer,
+      ].join('\n'),
+    );
+    return { plain, withEvents };
+  }
+
   private keyOf(row: WriteRow<E, K>): string {
     return String(row[this.keyProperty]);
   }
@@ -254,6 +541,9 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     return rows;
   }
 }
+
+const STALE = { outcome: 'stale' } as const;
+const NOT_FOUND = { outcome: 'not-found' } as const;
 
 function jsonText(value: unknown): string | null {
   return value === null || value === undefined ? null : stringifyJson(value);

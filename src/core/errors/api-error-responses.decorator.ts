@@ -39,13 +39,23 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
     description: 'The request conflicts with what is stored',
     example: 'The request conflicts with a record already stored',
   },
+  [HttpStatus.PRECONDITION_FAILED]: {
+    description:
+      'If-Match names no version the record is at: it changed since it was read. Nothing was changed',
+    example: 'The record has changed since the version If-Match names; read it again for its current ETag',
+  },
   [HttpStatus.PAYLOAD_TOO_LARGE]: {
     description: 'The request body is larger than 16 KiB',
     example: 'Request body is larger than 16384 bytes',
   },
   [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: {
-    description: 'The request body is not application/json in UTF-8',
+    description:
+      'The request body is not application/json in UTF-8 (or, for PATCH, application/merge-patch+json)',
     example: 'Content-Type must be application/json',
+  },
+  [HttpStatus.PRECONDITION_REQUIRED]: {
+    description: 'The service requires If-Match on changes (REQUIRE_IF_MATCH), and none was sent',
+    example: 'This change needs an If-Match header: send the ETag of the version it applies to, or *',
   },
   [HttpStatus.TOO_MANY_REQUESTS]: {
     description:

@@ -2,7 +2,8 @@
  * What went wrong, in the domain's words. Services throw these instead of
  * HTTP exceptions; `error-status.ts` decides what each kind means over HTTP.
  */
-export type DomainErrorKind = 'conflict' | 'not-found' | 'unavailable';
+export type DomainErrorKind =
+  'conflict' | 'not-found' | 'precondition-failed' | 'precondition-required' | 'unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
@@ -15,5 +16,29 @@ export class ServiceUnavailableError extends DomainError {
 
   constructor(message = 'The database is unavailable; retry later', options?: ErrorOptions) {
     super(message, options);
+  }
+}
+
+/** The record is not at a version `If-Match` names: it changed since the client read it. Nothing was changed. */
+export class PreconditionFailedError extends DomainError {
+  override readonly name = 'PreconditionFailedError';
+  readonly kind = 'precondition-failed';
+
+  constructor(
+    message = 'The record has changed since the version If-Match names; read it again for its current ETag',
+  ) {
+    super(message);
+  }
+}
+
+/** The service requires `If-Match` on changes (`REQUIRE_IF_MATCH`), and the request has none. */
+export class PreconditionRequiredError extends DomainError {
+  override readonly name = 'PreconditionRequiredError';
+  readonly kind = 'precondition-required';
+
+  constructor(
+    message = 'This change needs an If-Match header: send the ETag of the version it applies to, or *',
+  ) {
+    super(message);
   }
 }

@@ -19,6 +19,8 @@ export const CONFLICT_MESSAGE = 'The request conflicts with a record already sto
 const STATUS_BY_DOMAIN_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
   conflict: HttpStatus.CONFLICT,
   'not-found': HttpStatus.NOT_FOUND,
+  'precondition-failed': HttpStatus.PRECONDITION_FAILED,
+  'precondition-required': HttpStatus.PRECONDITION_REQUIRED,
   unavailable: HttpStatus.SERVICE_UNAVAILABLE,
 };
 

@@ -12,6 +12,8 @@ import { JsonKeyError, JsonSyntaxError, parseJson } from './json.js';
 
 export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
 export const JSON_MEDIA_TYPE = 'application/json';
+/** JSON Merge Patch (RFC 7396): JSON, with the meaning of a patch; read as JSON on PATCH only. */
+export const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 /**
  * What `request.body` holds when a body was sent that is not JSON: it is left
@@ -19,13 +21,17 @@ export const JSON_MEDIA_TYPE = 'application/json';
  * `StrictValidationPipe`). Routes that take none never look at it.
  */
 export class UnsupportedBody {
-  constructor(readonly contentType: string | undefined) {}
+  constructor(
+    readonly contentType: string | undefined,
+    readonly method: string,
+  ) {}
 }
 
 /**
  * Reads and parses `application/json` request bodies (any parameters, any
- * letter case), and nothing else: other bodies stay unread, marked as
- * `UnsupportedBody`.
+ * letter case), and `application/merge-patch+json` ones on PATCH, and
+ * nothing else: other bodies stay unread, marked as `UnsupportedBody`. Both
+ * go through the same limits and checks.
  *
  * Unlike Express's `json()` parser it answers an oversized body at once, and
  * closes the connection instead of reading the rest of it; it refuses bytes
@@ -42,10 +48,10 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
       next();
       return;
     }
-    if (!plainJson && !typeIs(request, [JSON_MEDIA_TYPE])) {
+    if (!plainJson && !typeIs(request, request.method === 'PATCH' ? PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES)) {
       // An empty body is no body, whatever its declared type.
       if (request.headers['content-length'] !== '0') {
-        request.body = new UnsupportedBody(request.headers['content-type']);
+        request.body = new UnsupportedBody(request.headers['content-type'], request.method);
       }
       next();
       return;
@@ -76,6 +82,9 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
     });
   };
 }
+
+const JSON_MEDIA_TYPES = [JSON_MEDIA_TYPE];
+const PATCH_MEDIA_TYPES = [MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE];
 
 type RefusedBody = Error & { headers?: Readonly<Record<string, string>> };
 

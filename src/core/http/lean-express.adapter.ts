@@ -26,7 +26,9 @@ import { bigintAsNumber, stringifyJson } from './json.js';
  * body into a Buffer and check freshness on every answer). Everything else
  * (strings, streams, class instances, an answer whose Content-Type is set
  * already) is answered by Nest's own adapter, through `res.json()` for
- * objects, which writes a `bigint` with every digit too.
+ * objects, which writes a `bigint` with every digit too. A handler that has
+ * made its answer a 304 Not Modified (see `answerVersioned`) returns its
+ * body as usual; it is left out.
  */
 export class LeanExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
@@ -54,6 +56,11 @@ export class LeanExpressAdapter extends ExpressAdapter {
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (response.statusCode === 304) {
+      // A conditional read that matched (`answerVersioned`): no body, and the status stays.
+      response.end();
+      return response;
+    }
     if (!isPlainJson(body) || response.getHeader('Content-Type') !== undefined) {
       return super.reply(response, body, statusCode);
     }

@@ -16,6 +16,7 @@ import { ErrorDto } from '../errors/error.dto.js';
 import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { isClosedSchema } from './closed-schema.decorator.js';
+import { ETAG_HEADER, ETAG_RESPONSE_KEY } from './conditional.decorator.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
@@ -111,6 +112,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
   const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorDto] });
   documentPlatformErrors(document, routes.guarded);
+  documentEntityTags(document, routes.tagged);
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     if (isClosedSchema(name) && !('$ref' in schema)) {
       schema.additionalProperties = false;
@@ -150,11 +152,16 @@ function inventory(app: INestApplication): {
   tags: Array<{ name: string; description: string }>;
   scopes: Set<Scope>;
   guarded: GuardedRoute[];
+  tagged: Array<{ method: string; path: string }>;
 } {
   const tags = new Map<string, string>();
   const scopes = new Set<Scope>();
   const guarded: GuardedRoute[] = [];
+  const tagged: Array<{ method: string; path: string }> = [];
   for (const { controller, handler, method, path } of declaredRoutes(app)) {
+    if (Reflect.getMetadata(ETAG_RESPONSE_KEY, handler) === true) {
+      tagged.push({ method, path });
+    }
     const tag = Reflect.getMetadata(API_TAG_DESCRIPTION_KEY, controller) as
       { name: string; description: string } | undefined;
     if (tag) {
@@ -175,7 +182,28 @@ function inventory(app: INestApplication): {
     tags: [...tags].map(([name, description]) => ({ name, description })),
     scopes: new Set([...scopes].sort()),
     guarded,
+    tagged,
   };
+}
+
+/**
+ * Adds the `ETag` header to the 200 of every operation that declares it
+ * answers one (`@ApiConditionalRead()`, `@ApiConditionalWrite()`): Swagger
+ * keeps one declaration per status, and the 200 is the controller's own.
+ */
+function documentEntityTags(
+  document: OpenAPIObject,
+  tagged: ReadonlyArray<{ method: string; path: string }>,
+): void {
+  for (const route of tagged) {
+    const pathItem = document.paths[openApiPath(route.path)] as
+      Record<string, OperationObject | undefined> | undefined;
+    const ok = pathItem?.[route.method.toLowerCase()]?.responses?.[HttpStatus.OK] as
+      { headers?: Record<string, unknown> } | undefined;
+    if (ok && !('$ref' in ok)) {
+      ok.headers = { ETag: ETAG_HEADER, ...ok.headers };
+    }
+  }
 }
 
 /** The methods Swagger documents a `@All()` route under. */

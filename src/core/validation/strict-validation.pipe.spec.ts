@@ -117,7 +117,7 @@ describe('StrictValidationPipe', () => {
     expect(() => pipe.transform(undefined, { type: 'body', metatype: Object })).toThrow(
       new BadRequestException('A JSON request body is required'),
     );
-    expect(() => pipe.transform(new UnsupportedBody('text/plain'), { type: 'body' })).toThrow(
+    expect(() => pipe.transform(new UnsupportedBody('text/plain', 'POST'), { type: 'body' })).toThrow(
       UnsupportedMediaTypeException,
     );
   });

@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { getMetadataStorage, validateSync, type ValidationError, ValidationTypes } from 'class-validator';
 
-import { JSON_MEDIA_TYPE, UnsupportedBody } from '../http/json-body.parser.js';
+import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE, UnsupportedBody } from '../http/json-body.parser.js';
 import { keyForMessage } from '../http/json.js';
 import { nestedTypeOf } from './nested-type.js';
 import { queryParserOf } from './query-value.js';
@@ -68,7 +68,11 @@ export class StrictValidationPipe implements PipeTransform {
       // No parsed JSON: a route that takes a body needs one, in JSON.
       throw value === undefined
         ? new BadRequestException('A JSON request body is required')
-        : new UnsupportedMediaTypeException(`Content-Type must be ${JSON_MEDIA_TYPE}`);
+        : new UnsupportedMediaTypeException(
+            value.method === 'PATCH'
+              ? `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`
+              : `Content-Type must be ${JSON_MEDIA_TYPE}`,
+          );
     }
     const { metatype } = metadata;
     if (!source || !isDtoClass(metatype)) {

@@ -77,3 +77,32 @@ SELECT "id"::text AS "key" FROM inserted;
 SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
 FROM "plants"
 WHERE "id" = ANY ($1::bigint[]);
+
+-- EntityWriter(Plant) plants-update-f3vI1Rcu67L7_Ys0
+WITH changed AS (
+  UPDATE "plants"
+  SET "name" = CASE WHEN $2::boolean THEN $3::character varying ELSE "name" END,
+      "tag" = CASE WHEN $4::boolean THEN $5::character varying ELSE "tag" END
+  WHERE "id" = $1::bigint
+  RETURNING "id", "name", "tag"
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag",
+  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+FROM (VALUES (1)) AS one
+LEFT JOIN changed ON true;
+
+-- EntityWriter(Plant) plants-delete-s6IS_gnBhnE30W_O
+WITH changed AS (
+  DELETE FROM "plants"
+  WHERE "id" = $1::bigint
+  RETURNING "id", "name", "tag"
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag",
+  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+FROM (VALUES (1)) AS one
+LEFT JOIN changed ON true;
+
+-- EntityWriter(Plant) plants-select-current--jGlbP8i-fOhDQlO
+SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
+FROM "plants"
+WHERE "id" = $1::bigint;

@@ -433,7 +433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is not application/json in UTF-8 */
+            /** @description The request body is not application/json in UTF-8 (or, for PATCH, application/merge-patch+json) */
             415: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,57 @@
+import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
+import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+
+/** Marks an operation whose 200 carries the record's `ETag`: the document builder adds the header. */
+export const ETAG_RESPONSE_KEY = 'plant-store:etag-response';
+
+/** The `ETag` response header, as the document describes it. */
+export const ETAG_HEADER = {
+  description:
+    'The record\'s version as a strong entity tag (`"3"`): send it in If-None-Match to read it again ' +
+    'only if it changed, or in If-Match to change it only if it did not',
+  schema: { type: 'string', examples: ['"3"'] },
+} as const;
+
+/**
+ * A read of a versioned record (`answerVersioned`): `ETag` on its 200, and
+ * 304 Not Modified when `If-None-Match` names the current version.
+ */
+export function ApiConditionalRead(): MethodDecorator {
+  return applyDecorators(
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description:
+        'Entity tags (or `*`) the client holds: when one is the current version, the answer is 304 with no body',
+      schema: { type: 'string', examples: ['"3"'] },
+    }),
+    ApiResponse({
+      status: HttpStatus.NOT_MODIFIED,
+      description: 'The record is at a version If-None-Match names: the copy the client holds is current',
+      headers: { ETag: ETAG_HEADER },
+    }),
+    SetMetadata(ETAG_RESPONSE_KEY, true),
+  );
+}
+
+/**
+ * A change of a versioned record (`writePrecondition`): `If-Match`, 412 when
+ * the record is at another version, 428 when the service requires If-Match
+ * and none was sent; and `ETag` on its 200, if it answers one.
+ */
+export function ApiConditionalWrite(): MethodDecorator {
+  return applyDecorators(
+    ApiHeader({
+      name: 'If-Match',
+      required: false,
+      description:
+        'Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; ' +
+        'else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it',
+      schema: { type: 'string', examples: ['"3"'] },
+    }),
+    ApiErrorResponses(HttpStatus.PRECONDITION_FAILED, HttpStatus.PRECONDITION_REQUIRED),
+    SetMetadata(ETAG_RESPONSE_KEY, true),
+  );
+}
