@@ -117,15 +117,20 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents reading and deleting, each with the statuses it can answer', () => {
+  it('documents reading, changing and deleting, each with the statuses it can answer', () => {
     const { paths } = emitted;
     const statuses = (operation: Document) => Object.keys(operation.responses as object).sort();
 
     const refusals = ['400', '401', '403', '429', '500', '503'];
 
     expect(statuses(paths['/plants'].get)).toStrictEqual(['200', ...refusals]);
-    expect(statuses(paths['/plants/{id}'].get)).toStrictEqual(['200', ...refusals, '404'].sort());
-    expect(statuses(paths['/plants/{id}'].delete)).toStrictEqual(['204', ...refusals, '404'].sort());
+    expect(statuses(paths['/plants/{id}'].get)).toStrictEqual(['200', '304', ...refusals, '404'].sort());
+    expect(statuses(paths['/plants/{id}'].patch)).toStrictEqual(
+      ['200', ...refusals, '404', '412', '413', '415', '428'].sort(),
+    );
+    expect(statuses(paths['/plants/{id}'].delete)).toStrictEqual(
+      ['204', ...refusals, '404', '412', '428'].sort(),
+    );
     expect(paths['/plants'].get.responses['200'].content['application/json'].schema).toStrictEqual({
       type: 'array',
       items: { $ref: '#/components/schemas/NewPlant' },
@@ -144,11 +149,41 @@ describe('OpenAPI document', () => {
       maximum: 100,
       default: 20,
     });
-    expect(paths['/plants/{id}'].get.parameters[0]).toMatchObject({
+    expect(
+      (paths['/plants/{id}'].get.parameters as Document[]).find((parameter) => parameter.in === 'path'),
+    ).toMatchObject({
       name: 'id',
       in: 'path',
       schema: { type: 'integer', format: 'int64' },
     });
+  });
+
+  it('documents PATCH as a merge patch, and the conditional headers of reads and changes', () => {
+    const { paths, components } = emitted;
+    const parameterNames = (operation: Document) =>
+      (operation.parameters as Document[]).map((parameter) => `${parameter.in} ${parameter.name}`).sort();
+    const update = paths['/plants/{id}'].patch as Document;
+
+    expect(update.operationId).toBe('updatePlant');
+    expect(Object.keys(update.requestBody.content as object)).toStrictEqual([
+      'application/merge-patch+json',
+      'application/json',
+    ]);
+    expect(update.requestBody.content['application/merge-patch+json'].schema).toStrictEqual({
+      $ref: '#/components/schemas/PlantPatch',
+    });
+    expect(components.schemas.PlantPatch).toMatchObject({
+      additionalProperties: false,
+      properties: { tag: { type: ['string', 'null'] }, name: { type: 'string' } },
+    });
+    expect(components.schemas.PlantPatch.required).toBeUndefined();
+    expect(parameterNames(paths['/plants/{id}'].get)).toStrictEqual(['header If-None-Match', 'path id']);
+    expect(parameterNames(update)).toStrictEqual(['header If-Match', 'path id']);
+    expect(parameterNames(paths['/plants/{id}'].delete)).toStrictEqual(['header If-Match', 'path id']);
+    expect(paths['/plants/{id}'].get.responses['200'].headers.ETag).toBeDefined();
+    expect(paths['/plants/{id}'].get.responses['304'].content).toBeUndefined();
+    expect(update.responses['200'].headers.ETag).toBeDefined();
+    expect(paths['/plants'].get.responses['200'].headers.ETag).toBeUndefined();
   });
 
   it('describes the new-plant webhook in the 3.1 webhooks section', () => {

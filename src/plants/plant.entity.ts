@@ -1,4 +1,4 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
 
 export const PLANT_TEXT_MAX_LENGTH = 255;
 
@@ -24,4 +24,8 @@ export class Plant {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Counts the changes of the row: its ETag, and what `If-Match` is checked against. */
+  @VersionColumn({ default: 1 })
+  version!: number;
 }

@@ -1,18 +1,46 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiBody, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 
 import { RequireScopes } from '../core/auth/scopes.js';
 import { ApiResource } from '../core/openapi/api-resource.decorator.js';
+import { ApiConditionalRead, ApiConditionalWrite } from '../core/openapi/conditional.decorator.js';
 import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
+import {
+  answerVersioned,
+  entityTag,
+  Preconditions,
+  writePrecondition,
+} from '../core/http/conditional-requests.js';
+import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../core/http/json-body.parser.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
 import { ListPlantsQueryDto } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
+import { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { PLANT_ID_DESCRIPTION } from './dto/plant-fields.js';
 import { PLANT_ID_TAKEN, PLANT_NOT_FOUND } from './plant.errors.js';
-import { PlantsService } from './plants.service.js';
+import { plantView, PlantsService } from './plants.service.js';
 
 const ID_PARAMETER = {
   name: 'id',
@@ -84,13 +112,54 @@ export class PlantsController {
   @ApiOperation({
     operationId: 'getPlant',
     summary: 'Read a plant',
-    description: 'Returns the plant stored under the id.',
+    description:
+      'Returns the plant stored under the id, and its version as ETag. With If-None-Match naming that ' +
+      'version, answers 304 with no body.',
   })
   @ApiParam(ID_PARAMETER)
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
+  @ApiConditionalRead()
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
-  findOne(@Param('id', ParseInt64Pipe) id: Int64): Promise<StoredPlantView> {
-    return this.plants.findOne(id);
+  async findOne(
+    @Param('id', ParseInt64Pipe) id: Int64,
+    @Preconditions() preconditions: Preconditions,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StoredPlantView> {
+    const plant = await this.plants.findOne(id);
+    answerVersioned(response, preconditions, plant.version);
+    return plantView(plant);
+  }
+
+  @Patch(':id')
+  @RequireScopes('plants:write')
+  @ApiOperation({
+    operationId: 'updatePlant',
+    summary: 'Change a plant',
+    description:
+      'Applies a JSON Merge Patch (RFC 7396) to the plant: the properties sent are set, `"tag": null` ' +
+      'removes the tag, the others stay as they are; the id cannot change. With If-Match, only if the ' +
+      'plant is still at that version (else 412, and nothing changes). An empty patch changes nothing.',
+  })
+  @ApiParam(ID_PARAMETER)
+  @ApiConsumes(MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE)
+  @ApiBody({ type: PlantPatchDto, required: true, description: 'What to change' })
+  @ApiOkResponse({ type: NewPlantDto, description: 'The plant as it is now, with its id' })
+  @ApiConditionalWrite()
+  @ApiErrorResponses(
+    HttpStatus.BAD_REQUEST,
+    PLANT_NOT_FOUND,
+    HttpStatus.PAYLOAD_TOO_LARGE,
+    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+  )
+  async update(
+    @Param('id', ParseInt64Pipe) id: Int64,
+    @Body() patch: PlantPatchDto,
+    @Preconditions() preconditions: Preconditions,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<StoredPlantView> {
+    const plant = await this.plants.update(id, patch, writePrecondition(preconditions));
+    response.setHeader('ETag', entityTag(plant.version));
+    return plantView(plant);
   }
 
   @Delete(':id')
@@ -99,13 +168,19 @@ export class PlantsController {
   @ApiOperation({
     operationId: 'deletePlant',
     summary: 'Delete a plant',
-    description: 'Deletes the plant stored under the id.',
+    description:
+      'Deletes the plant stored under the id; with If-Match, only if it is still at that version ' +
+      '(else 412, and nothing changes).',
   })
   @ApiParam(ID_PARAMETER)
   @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiConditionalWrite()
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
-  remove(@Param('id', ParseInt64Pipe) id: Int64): Promise<void> {
-    return this.plants.remove(id);
+  remove(
+    @Param('id', ParseInt64Pipe) id: Int64,
+    @Preconditions() preconditions: Preconditions,
+  ): Promise<void> {
+    return this.plants.remove(id, writePrecondition(preconditions));
   }
 }
 

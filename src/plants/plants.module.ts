@@ -9,10 +9,16 @@ import { PlantsService } from './plants.service.js';
 
 /**
  * The plants' fast paths: reads by id and keyset pages (by tag too, which
- * the (tag, id) index serves), and batched creates that announce
- * `plant.created`. Their statements are in `queries/plants.sql`.
+ * the (tag, id) index serves), batched creates that announce
+ * `plant.created`, and updates and deletes, checked against the version
+ * column, that announce `plant.updated` and `plant.deleted`. Their
+ * statements are in `queries/plants.sql`.
  */
-export const PLANT_ACCESS = entityAccess(Plant, { created: { event: 'plant.created' } });
+export const PLANT_ACCESS = entityAccess(Plant, {
+  created: { event: 'plant.created' },
+  updated: { event: 'plant.updated' },
+  deleted: { event: 'plant.deleted' },
+});
 
 @Module({
   imports: [TypeOrmModule.forFeature([Plant]), EntityAccessModule.forFeature([PLANT_ACCESS])],

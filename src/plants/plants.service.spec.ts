@@ -1,5 +1,3 @@
-import type { Repository } from 'typeorm';
-
 import type { EntityReader } from '../core/database/entity-reader.js';
 import type { EntityWriter, WriteOutcome } from '../core/database/entity-writer.js';
 import type { Plant } from './plant.entity.js';
@@ -21,12 +19,7 @@ function serviceAnswering(outcome: (plant: Stored) => WriteOutcome<Plant, PlantC
     },
   } as unknown as EntityWriter<Plant, PlantColumn>;
   const metrics = { created: { inc: () => created++ } } as unknown as PlantsMetrics;
-  const service = new PlantsService(
-    {} as Repository<Plant>,
-    {} as EntityReader<Plant, PlantColumn>,
-    writer,
-    metrics,
-  );
+  const service = new PlantsService({} as EntityReader<Plant, PlantColumn>, writer, metrics);
   return { service, written, created: () => created };
 }
 

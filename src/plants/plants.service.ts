@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 
 import { type Int64, int64FromString, int64ToString } from '../core/common/int64.js';
 import { InjectEntityReader, InjectEntityWriter } from '../core/database/entity-access.module.js';
-import { EntityReader, type ReadRow } from '../core/database/entity-reader.js';
-import { EntityWriter } from '../core/database/entity-writer.js';
+import { EntityReader, type ReadRow, type VersionedReadRow } from '../core/database/entity-reader.js';
+import { EntityWriter, type WritePrecondition } from '../core/database/entity-writer.js';
+import { changedRow } from '../core/http/conditional-requests.js';
+import { patchChanges } from '../core/validation/merge-patch.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
+import type { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
@@ -15,6 +16,8 @@ import { PlantsMetrics } from './plants.metrics.js';
 
 type PlantColumn = 'id' | 'name' | 'tag';
 type PlantRow = ReadRow<Plant, PlantColumn>;
+/** A stored plant and its version (its ETag). */
+export type PlantRecord = VersionedReadRow<Plant, PlantColumn>;
 
 export interface PlantPage {
   readonly plants: StoredPlantView[];
@@ -23,14 +26,14 @@ export interface PlantPage {
 }
 
 /**
- * Creates, reads and lists go through the platform's fast paths (prepared
- * statements on TypeORM's pool, batched creates that announce
- * `plant.created`: see PLANT_ACCESS); deletes through the repository.
+ * Everything goes through the platform's fast paths (prepared statements on
+ * TypeORM's pool; batched creates; updates and deletes of one statement
+ * each, checked against If-Match there; each change announced to webhook
+ * subscribers by its own statement: see PLANT_ACCESS).
  */
 @Injectable()
 export class PlantsService {
   constructor(
-    @InjectRepository(Plant) private readonly plants: Repository<Plant>,
     @InjectEntityReader(Plant) private readonly reader: EntityReader<Plant, PlantColumn>,
     @InjectEntityWriter(Plant) private readonly writer: EntityWriter<Plant, PlantColumn>,
     private readonly metrics: PlantsMetrics,
@@ -51,12 +54,24 @@ export class PlantsService {
     return PlantDto.from(stored);
   }
 
-  async findOne(id: Int64): Promise<StoredPlantView> {
+  /** The plant with its version: `plantView` makes its wire shape. */
+  async findOne(id: Int64): Promise<PlantRecord> {
     const plant = await this.reader.findById(int64ToString(id));
     if (!plant) {
       throw new PlantNotFoundError(int64ToString(id));
     }
-    return view(plant);
+    return plant;
+  }
+
+  /**
+   * Applies a merge patch, if the plant is at a version the precondition
+   * allows (else 412), and answers the plant as it is now. An empty patch
+   * changes nothing, not even the version.
+   */
+  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<PlantRecord> {
+    const key = int64ToString(id);
+    const outcome = await this.writer.update(key, patchChanges(patch, id), precondition);
+    return changedRow(outcome, () => new PlantNotFoundError(key));
   }
 
   /**
@@ -73,20 +88,19 @@ export class PlantsService {
     });
     const page = found.slice(0, limit);
     return {
-      plants: page.map(view),
+      plants: page.map(plantView),
       nextAfter: found.length > limit ? page[page.length - 1].id : undefined,
     };
   }
 
-  async remove(id: Int64): Promise<void> {
-    const { affected } = await this.plants.delete({ id: int64ToString(id) });
-    if (!affected) {
-      throw new PlantNotFoundError(int64ToString(id));
-    }
+  async remove(id: Int64, precondition?: WritePrecondition): Promise<void> {
+    const key = int64ToString(id);
+    changedRow(await this.writer.remove(key, precondition), () => new PlantNotFoundError(key));
   }
 }
 
-function view(plant: PlantRow): StoredPlantView {
+/** A stored plant as clients read it: `{id, name, tag?}`. */
+export function plantView(plant: PlantRow): StoredPlantView {
   const id = int64FromString(plant.id);
   return plant.tag === null ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 }

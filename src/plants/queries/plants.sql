@@ -1,8 +1,8 @@
 -- The statements of the fast paths, generated from the entities' TypeORM metadata: do not edit.
 -- The test beside this file fails when it is stale; UPDATE_SQL_SNAPSHOTS=1 makes it rewrite it.
 
--- EntityReader(Plant) plants-by-ids-GkopbXtFFfG8_ysf
-SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
+-- EntityReader(Plant) plants-by-ids-IZmtZ6Ya8p13MwLi
+SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag", "version" AS "version"
 FROM "plants"
 WHERE "id" = ANY ($1::bigint[]);
 
@@ -78,31 +78,79 @@ SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
 FROM "plants"
 WHERE "id" = ANY ($1::bigint[]);
 
--- EntityWriter(Plant) plants-update-f3vI1Rcu67L7_Ys0
+-- EntityWriter(Plant) plants-update-pz4p_hiTu09LGRGe
 WITH changed AS (
   UPDATE "plants"
-  SET "name" = CASE WHEN $2::boolean THEN $3::character varying ELSE "name" END,
-      "tag" = CASE WHEN $4::boolean THEN $5::character varying ELSE "tag" END
+  SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
+      "tag" = CASE WHEN $5::boolean THEN $6::character varying ELSE "tag" END,
+      "version" = "version" + 1
   WHERE "id" = $1::bigint
-  RETURNING "id", "name", "tag"
+    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
+  RETURNING "id", "name", "tag", "version"
 )
-SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag",
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
   EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-delete-s6IS_gnBhnE30W_O
+-- EntityWriter(Plant) plants-update-with-events-NwYKagN-sP0jb_ey
+WITH changed AS (
+  UPDATE "plants"
+  SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
+      "tag" = CASE WHEN $5::boolean THEN $6::character varying ELSE "tag" END,
+      "version" = "version" + 1
+  WHERE "id" = $1::bigint
+    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
+  RETURNING "id", "name", "tag", "version"
+),
+events AS (
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+  SELECT event.id, 'plant.updated', subscriber.url, event.payload
+  FROM (
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload
+    FROM changed
+  ) AS event
+  CROSS JOIN unnest($7::text[]) AS subscriber (url)
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
+  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+FROM (VALUES (1)) AS one
+LEFT JOIN changed ON true;
+
+-- EntityWriter(Plant) plants-delete-yaWDg6t7FfGGADDz
 WITH changed AS (
   DELETE FROM "plants"
   WHERE "id" = $1::bigint
-  RETURNING "id", "name", "tag"
+    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
+  RETURNING "id", "name", "tag", "version"
 )
-SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag",
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
   EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-select-current--jGlbP8i-fOhDQlO
-SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
+-- EntityWriter(Plant) plants-delete-with-events-VkgJDepIzzlUy8MY
+WITH changed AS (
+  DELETE FROM "plants"
+  WHERE "id" = $1::bigint
+    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
+  RETURNING "id", "name", "tag", "version"
+),
+events AS (
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+  SELECT event.id, 'plant.deleted', subscriber.url, event.payload
+  FROM (
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id"))::text AS payload
+    FROM changed
+  ) AS event
+  CROSS JOIN unnest($3::text[]) AS subscriber (url)
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
+  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+FROM (VALUES (1)) AS one
+LEFT JOIN changed ON true;
+
+-- EntityWriter(Plant) plants-select-current-d0E09P3SxJodeBBs
+SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag", "version" AS "version"
 FROM "plants"
 WHERE "id" = $1::bigint;

@@ -71,19 +71,23 @@ export interface paths {
         };
         /**
          * Read a plant
-         * @description Returns the plant stored under the id.
+         * @description Returns the plant stored under the id, and its version as ETag. With If-None-Match naming that version, answers 304 with no body.
          */
         get: operations["getPlant"];
         put?: never;
         post?: never;
         /**
          * Delete a plant
-         * @description Deletes the plant stored under the id.
+         * @description Deletes the plant stored under the id; with If-Match, only if it is still at that version (else 412, and nothing changes).
          */
         delete: operations["deletePlant"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a plant
+         * @description Applies a JSON Merge Patch (RFC 7396) to the plant: the properties sent are set, `"tag": null` removes the tag, the others stay as they are; the id cannot change. With If-Match, only if the plant is still at that version (else 412, and nothing changes). An empty patch changes nothing.
+         */
+        patch: operations["updatePlant"];
         trace?: never;
     };
 }
@@ -155,6 +159,25 @@ export interface components {
              * @example aroid
              */
             tag?: string;
+        };
+        /** @description A JSON Merge Patch (RFC 7396) of a plant: the properties sent are set, `"tag": null` removes the tag, the others are left as they are */
+        PlantPatch: {
+            /**
+             * Format: int64
+             * @description Identification number of the plant: if sent, the id in the path (an id cannot be changed)
+             * @example 10
+             */
+            id?: bigint;
+            /**
+             * @description The name of the plant
+             * @example Monstera deliciosa
+             */
+            name?: string;
+            /**
+             * @description Tag that specifies the type of the plant; null removes it
+             * @example aroid
+             */
+            tag?: string | null;
         };
     };
     responses: never;
@@ -498,7 +521,10 @@ export interface operations {
     getPlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags (or `*`) the client holds: when one is the current version, the answer is 304 with no body */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Identification number of the plant */
                 id: bigint;
@@ -510,11 +536,22 @@ export interface operations {
             /** @description The plant, with its id */
             200: {
                 headers: {
+                    /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NewPlant"];
                 };
+            };
+            /** @description The record is at a version If-None-Match names: the copy the client holds is current */
+            304: {
+                headers: {
+                    /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
@@ -626,7 +663,10 @@ export interface operations {
     deletePlant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Identification number of the plant */
                 id: bigint;
@@ -697,6 +737,235 @@ export interface operations {
                      * @example {
                      *       "error": 404,
                      *       "message": "No plant has the id 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match names no version the record is at: it changed since it was read. Nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "The record has changed since the version If-Match names; read it again for its current ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service requires If-Match on changes (REQUIRE_IF_MATCH), and none was sent */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 428,
+                     *       "message": "This change needs an If-Match header: send the ETag of the version it applies to, or *"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests for this token; retry after 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are in the log under the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "The database is unavailable; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePlant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description Identification number of the plant */
+                id: bigint;
+            };
+            cookie?: never;
+        };
+        /** @description What to change */
+        requestBody: {
+            content: {
+                "application/merge-patch+json": components["schemas"]["PlantPatch"];
+                "application/json": components["schemas"]["PlantPatch"];
+            };
+        };
+        responses: {
+            /** @description The plant as it is now, with its id */
+            200: {
+                headers: {
+                    /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewPlant"];
+                };
+            };
+            /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must be a string of 1 to 255 characters that is not only white space, without U+0000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bearer token is missing, malformed, unknown or expired */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The bearer token is invalid or expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bearer token is valid but lacks the scope this operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "The bearer token lacks the plants:write scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No plant has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 404,
+                     *       "message": "No plant has the id 42"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description If-Match names no version the record is at: it changed since it was read. Nothing was changed */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 412,
+                     *       "message": "The record has changed since the version If-Match names; read it again for its current ETag"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 16 KiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 413,
+                     *       "message": "Request body is larger than 16384 bytes"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not application/json in UTF-8 (or, for PATCH, application/merge-patch+json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 415,
+                     *       "message": "Content-Type must be application/json"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The service requires If-Match on changes (REQUIRE_IF_MATCH), and none was sent */
+            428: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 428,
+                     *       "message": "This change needs an If-Match header: send the ETag of the version it applies to, or *"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
