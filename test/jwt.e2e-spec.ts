@@ -1,4 +1,5 @@
 import { generateKeyPair, SignJWT } from 'jose';
+import request from 'supertest';
 
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
@@ -130,6 +131,37 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
       retryAfter: null,
       body: { error: 403, message: 'The bearer token lacks the plants:write scope' },
     });
+  });
+  it('lets plants:read read a plant but not PATCH or DELETE it: 403, nothing changed', async () => {
+    const reader = await issuer.token({ scope: 'plants:read' });
+    await request(testApp.server)
+      .post('/plants')
+      .set('Authorization', `Bearer ${TEST_TOKEN}`)
+      .send({ id: 77, name: 'Fern' })
+      .expect(200);
+
+    const read = await request(testApp.server).get('/plants/77').set('Authorization', `Bearer ${reader}`);
+    const patched = await request(testApp.server)
+      .patch('/plants/77')
+      .set('Authorization', `Bearer ${reader}`)
+      .set('Content-Type', 'application/merge-patch+json')
+      .send('{"name":"Moss"}');
+    const deleted = await request(testApp.server)
+      .delete('/plants/77')
+      .set('Authorization', `Bearer ${reader}`);
+    const anonymous = await request(testApp.server).patch('/plants/77').send({ name: 'Moss' });
+
+    expect(read.status).toBe(200);
+    expect(patched.status).toBe(403);
+    expect(patched.body).toStrictEqual({
+      error: 403,
+      message: 'The bearer token lacks the plants:write scope',
+    });
+    expect(deleted.status).toBe(403);
+    expect(anonymous.status).toBe(401);
+    await expect(
+      request(testApp.server).get('/plants/77').set('Authorization', `Bearer ${reader}`),
+    ).resolves.toMatchObject({ body: { id: 77, name: 'Fern' }, headers: { etag: '"1"' } });
   });
 });
 

@@ -200,6 +200,29 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('describes plant.updated and plant.deleted beside it, each with its own event type and body', () => {
+    const eventType = (name: string) =>
+      ((emitted.webhooks[name].post as Document).parameters as Document[]).find(
+        (parameter) => parameter.name === 'Webhook-Event-Type',
+      )?.schema.enum as string[];
+    const body = (name: string) =>
+      (emitted.webhooks[name].post as Document).requestBody.content['application/json'].schema as Document;
+
+    expect(Object.keys(emitted.webhooks as object).sort()).toStrictEqual([
+      'plant/deleted',
+      'plant/updated',
+      'plant/webhook',
+    ]);
+    expect(eventType('plant/webhook')).toStrictEqual(['plant.created']);
+    expect(eventType('plant/updated')).toStrictEqual(['plant.updated']);
+    expect(eventType('plant/deleted')).toStrictEqual(['plant.deleted']);
+    expect(body('plant/updated')).toStrictEqual({ $ref: '#/components/schemas/NewPlant' });
+    expect(body('plant/deleted')).toMatchObject({
+      required: ['id'],
+      properties: { id: { type: 'integer', format: 'int64' } },
+    });
+  });
+
   it("documents the platform's failures on every guarded operation: 401, 429, 500, 503, and 403 for a scope", () => {
     const scopes = scopesByOperation(testApp.app);
 

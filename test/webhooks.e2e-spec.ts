@@ -87,6 +87,56 @@ describe('the new-plant webhook', () => {
     await expect(outbox(testApp)).resolves.toMatchObject([{ event_type: 'plant.created' }]);
   });
 
+  it('delivers one signed plant.updated and one plant.deleted, and nothing for a change refused or empty', async () => {
+    const id = '9223372036854775807';
+    const plants = (path = '') => `/plants${path}`;
+    await request(testApp.server)
+      .post(plants())
+      .set(AUTH)
+      .set('Content-Type', 'application/json')
+      .send(`{"id": ${id}, "name": "Fern", "tag": "x"}`)
+      .expect(200);
+    const patch = (path: string, body: string, ifMatch?: string) =>
+      request(testApp.server)
+        .patch(plants(path))
+        .set(AUTH)
+        .set('Content-Type', 'application/merge-patch+json')
+        .set(ifMatch === undefined ? {} : { 'If-Match': ifMatch })
+        .send(body);
+
+    await patch(`/${id}`, '{"name": "Moss"}', '"7"').expect(412);
+    await patch('/1', '{"name": "Moss"}').expect(404);
+    await patch(`/${id}`, '{}').expect(200);
+    await request(testApp.server)
+      .delete(plants(`/${id}`))
+      .set(AUTH)
+      .set('If-Match', '"2"')
+      .expect(412);
+    await patch(`/${id}`, '{"tag": null}', '"1"').expect(200);
+    await request(testApp.server)
+      .delete(plants(`/${id}`))
+      .set(AUTH)
+      .set('If-Match', '"2"')
+      .expect(204);
+    await request(testApp.server)
+      .delete(plants(`/${id}`))
+      .set(AUTH)
+      .expect(404);
+
+    await eventually(() => receiver.received.length === 3);
+    const byType = new Map(
+      receiver.received.map((delivery) => [String(delivery.headers['webhook-event-type']), delivery]),
+    );
+    expect([...byType.keys()].sort()).toStrictEqual(['plant.created', 'plant.deleted', 'plant.updated']);
+    expect(byType.get('plant.updated')?.body).toBe(`{"id":${id},"name":"Fern"}`);
+    expect(byType.get('plant.deleted')?.body).toBe(`{"id":${id}}`);
+    for (const delivery of receiver.received) {
+      expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
+    }
+    await eventually(async () => (await outbox(testApp)).every((row) => row.status === 'delivered'));
+    await expect(outbox(testApp)).resolves.toHaveLength(3);
+  });
+
   it('signs the event id: a delivery replayed under another id fails verification', async () => {
     await request(testApp.server).post('/plants').set(AUTH).send({ id: 4, name: 'Ivy' }).expect(200);
 

@@ -3,7 +3,11 @@ import {
   DocumentBuilder,
   type OpenAPIObject,
   type OperationObject,
+  type ParameterObject,
+  type PathItemObject,
+  type ReferenceObject,
   type ResponsesObject,
+  type SchemaObject,
   SwaggerModule,
 } from '@nestjs/swagger';
 import { parse, type Token } from 'path-to-regexp';
@@ -22,67 +26,96 @@ export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
 export const BEARER_SCHEME_NAME = 'bearerAuth';
 
-/**
- * What subscribers (WEBHOOK_URLS) receive: the OpenAPI 3.1 `webhooks` section.
- * It describes requests this service sends, not routes it serves, so no
- * controller can carry it; it refers to the emitted NewPlant schema. The
- * headers are Standard Webhooks' (https://www.standardwebhooks.com), so any
- * of its libraries verifies a delivery.
- */
-const NEW_PLANT_WEBHOOK: OpenAPIObject['webhooks'] = {
-  'plant/webhook': {
-    post: {
-      operationId: 'newPlantWebhook',
-      summary: 'A new plant',
+/** The Standard Webhooks headers of every delivery (https://www.standardwebhooks.com). */
+function webhookHeaders(eventType: string): ParameterObject[] {
+  return [
+    {
+      name: 'Webhook-Id',
+      in: 'header',
+      required: true,
+      description: 'The event id, the same on every attempt and for every subscriber; it is signed',
+      schema: { type: 'string', format: 'uuid' },
+    },
+    {
+      name: 'Webhook-Timestamp',
+      in: 'header',
+      required: true,
+      description: 'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
+      schema: { type: 'integer', format: 'int64' },
+    },
+    {
+      name: 'Webhook-Signature',
+      in: 'header',
+      required: true,
       description:
-        'Sent to each subscriber when a plant is stored, at least once: de-duplicate on Webhook-Id. ' +
-        'Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its ' +
-        'libraries (or as docs/webhooks.md shows) before trusting the body.',
-      parameters: [
-        {
-          name: 'Webhook-Id',
-          in: 'header',
-          required: true,
-          description: 'The event id, the same on every attempt and for every subscriber; it is signed',
-          schema: { type: 'string', format: 'uuid' },
-        },
-        {
-          name: 'Webhook-Timestamp',
-          in: 'header',
-          required: true,
-          description:
-            'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
-          schema: { type: 'integer', format: 'int64' },
-        },
-        {
-          name: 'Webhook-Signature',
-          in: 'header',
-          required: true,
-          description:
-            'For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of ' +
-            '`<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` ' +
-            'in the secret; several signatures are separated by spaces, and any one that matches will do',
-          schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
-        },
-        {
-          name: 'Webhook-Event-Type',
-          in: 'header',
-          required: true,
-          description: 'What happened; the same URLs may receive other types, each with a body of its own',
-          schema: { type: 'string', enum: ['plant.created'] },
-        },
-      ],
+        'For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of ' +
+        '`<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` ' +
+        'in the secret; several signatures are separated by spaces, and any one that matches will do',
+      schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
+    },
+    {
+      name: 'Webhook-Event-Type',
+      in: 'header',
+      required: true,
+      description: 'What happened; the same URLs receive every type, each with a body of its own',
+      schema: { type: 'string', enum: [eventType] },
+    },
+  ];
+}
+
+/** One event type as the `webhooks` section describes it: a signed POST to each subscriber. */
+function webhook(
+  operationId: string,
+  eventType: string,
+  summary: string,
+  body: { description: string; schema: SchemaObject | ReferenceObject },
+): PathItemObject {
+  return {
+    post: {
+      operationId,
+      summary,
+      description:
+        `Sent to each subscriber as \`${eventType}\`, at least once: de-duplicate on Webhook-Id. Signed as ` +
+        'the Standard Webhooks specification says: verify Webhook-Signature with any of its libraries (or ' +
+        'as docs/webhooks.md shows) before trusting the body.',
+      parameters: webhookHeaders(eventType),
       requestBody: {
         required: true,
-        description: 'Plant added to the store',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+        description: body.description,
+        content: { 'application/json': { schema: body.schema } },
       },
       responses: {
         '200': { description: 'Any 2xx tells the service the event was received; anything else is retried' },
       },
       security: [],
     },
-  },
+  };
+}
+
+/**
+ * What subscribers (WEBHOOK_URLS) receive: the OpenAPI 3.1 `webhooks` section.
+ * It describes requests this service sends, not routes it serves, so no
+ * controller can carry it; the bodies refer to the emitted NewPlant schema.
+ */
+const PLANT_WEBHOOKS: OpenAPIObject['webhooks'] = {
+  'plant/webhook': webhook('newPlantWebhook', 'plant.created', 'A new plant', {
+    description: 'Plant added to the store',
+    schema: { $ref: '#/components/schemas/NewPlant' },
+  }),
+  'plant/updated': webhook('plantUpdatedWebhook', 'plant.updated', 'A plant changed', {
+    description: 'The plant as it is after the change (as GET /plants/{id} answers it)',
+    schema: { $ref: '#/components/schemas/NewPlant' },
+  }),
+  'plant/deleted': webhook('plantDeletedWebhook', 'plant.deleted', 'A plant deleted', {
+    description: 'The id of the plant deleted',
+    schema: {
+      type: 'object',
+      required: ['id'],
+      properties: {
+        id: { type: 'integer', format: 'int64', description: 'Identification number of the plant' },
+      },
+    },
+  }),
 };
 
 /** The OpenAPI document, emitted from the controllers and DTOs themselves. */
@@ -118,7 +151,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       schema.additionalProperties = false;
     }
   }
-  document.webhooks = NEW_PLANT_WEBHOOK;
+  document.webhooks = PLANT_WEBHOOKS;
   // Clients resolve paths against the address they fetched the document from.
   delete document.servers;
   if (Object.keys(document.info.contact ?? {}).length === 0) {

@@ -103,9 +103,49 @@ export interface webhooks {
         put?: never;
         /**
          * A new plant
-         * @description Sent to each subscriber when a plant is stored, at least once: de-duplicate on Webhook-Id. Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its libraries (or as docs/webhooks.md shows) before trusting the body.
+         * @description Sent to each subscriber as `plant.created`, at least once: de-duplicate on Webhook-Id. Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its libraries (or as docs/webhooks.md shows) before trusting the body.
          */
         post: operations["newPlantWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plant/updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant changed
+         * @description Sent to each subscriber as `plant.updated`, at least once: de-duplicate on Webhook-Id. Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its libraries (or as docs/webhooks.md shows) before trusting the body.
+         */
+        post: operations["plantUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "plant/deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A plant deleted
+         * @description Sent to each subscriber as `plant.deleted`, at least once: de-duplicate on Webhook-Id. Signed as the Standard Webhooks specification says: verify Webhook-Signature with any of its libraries (or as docs/webhooks.md shows) before trusting the body.
+         */
+        post: operations["plantDeletedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1028,7 +1068,7 @@ export interface operations {
                 "Webhook-Timestamp": bigint;
                 /** @description For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of `<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` in the secret; several signatures are separated by spaces, and any one that matches will do */
                 "Webhook-Signature": string;
-                /** @description What happened; the same URLs may receive other types, each with a body of its own */
+                /** @description What happened; the same URLs receive every type, each with a body of its own */
                 "Webhook-Event-Type": "plant.created";
             };
             path?: never;
@@ -1038,6 +1078,76 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx tells the service the event was received; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt and for every subscriber; it is signed */
+                "Webhook-Id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one too far from now (a replay) */
+                "Webhook-Timestamp": bigint;
+                /** @description For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of `<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` in the secret; several signatures are separated by spaces, and any one that matches will do */
+                "Webhook-Signature": string;
+                /** @description What happened; the same URLs receive every type, each with a body of its own */
+                "Webhook-Event-Type": "plant.updated";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The plant as it is after the change (as GET /plants/{id} answers it) */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx tells the service the event was received; anything else is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    plantDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id, the same on every attempt and for every subscriber; it is signed */
+                "Webhook-Id": string;
+                /** @description When this attempt was signed, in Unix seconds: refuse one too far from now (a replay) */
+                "Webhook-Timestamp": bigint;
+                /** @description For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of `<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` in the secret; several signatures are separated by spaces, and any one that matches will do */
+                "Webhook-Signature": string;
+                /** @description What happened; the same URLs receive every type, each with a body of its own */
+                "Webhook-Event-Type": "plant.deleted";
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The id of the plant deleted */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: int64
+                     * @description Identification number of the plant
+                     */
+                    id: bigint;
+                };
             };
         };
         responses: {
