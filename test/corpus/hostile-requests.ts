@@ -31,6 +31,16 @@ function post(body: string | Buffer, headers: Record<string, string> = JSON_HEAD
   return { method: 'POST', path: '/plants', headers, body };
 }
 
+/** A PATCH /plants/1 with a merge patch given as text; `headers` add to or replace the usual ones. */
+function patch(body: string, headers: Record<string, string> = {}): RawRequest {
+  return {
+    method: 'PATCH',
+    path: '/plants/1',
+    headers: { Authorization: AUTH, 'Content-Type': 'application/merge-patch+json', ...headers },
+    body,
+  };
+}
+
 function accepts(name: string, body: string, stored: CorpusCase['stored']): CorpusCase {
   return { name, request: post(body), status: 200, stored };
 }
@@ -442,6 +452,35 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     { method: 'PATCH', path: '/plants', headers: JSON_HEADERS, body: plant('1') },
     405,
   ),
+  // PATCH /plants/{id}: the same body rules for a merge patch, before any plant is looked up
+  refuses(
+    'PATCH with __proto__ in a merge patch',
+    patch('{"name": "Moss", "__proto__": {"isAdmin": true}}'),
+    400,
+    'property __proto__ is not allowed',
+  ),
+  refuses('PATCH with a merge patch nested too deep', patch(`{"name": ${nested(5000)}}`), 400),
+  refuses('PATCH with a merge patch over 16 KiB', patch(`{"name": "${'x'.repeat(LIMIT)}"}`), 413),
+  refuses(
+    'PATCH with a merge patch in Latin-1',
+    patch('{"name": "Moss"}', { 'Content-Type': 'application/merge-patch+json; charset=latin1' }),
+    415,
+    'JSON request bodies must be encoded as UTF-8',
+  ),
+  refuses(
+    'PATCH as a form',
+    patch('name=Moss', { 'Content-Type': 'application/x-www-form-urlencoded' }),
+    415,
+    'Content-Type must be application/merge-patch+json or application/json',
+  ),
+  refuses(
+    'PATCH with a malformed If-Match',
+    patch('{"name": "Moss"}', { 'If-Match': '1' }),
+    400,
+    'If-Match must be * or a list of entity tags',
+  ),
+  refuses('PATCH with "name": null', patch('{"name": null}'), 400, NAME_RULE),
+  refuses('PATCH of no plant', patch('{"name": "Moss"}', { 'If-Match': '*' }), 404, 'No plant has the id 1'),
   refuses('POST /plant', { method: 'POST', path: '/plant', headers: JSON_HEADERS, body: plant('1') }, 404),
   refuses(
     'POST /plants/../plants',

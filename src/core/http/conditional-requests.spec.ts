@@ -1,0 +1,116 @@
+import { BadRequestException } from '@nestjs/common';
+import type { Request, Response } from 'express';
+
+import { PreconditionFailedError, PreconditionRequiredError } from '../errors/domain-error.js';
+import {
+  answerVersioned,
+  changedRow,
+  entityTag,
+  parseCondition,
+  readPreconditions,
+  REQUIRE_IF_MATCH_SETTING,
+  writePrecondition,
+} from './conditional-requests.js';
+
+function requestOf(method: string, headers: Record<string, string>, requireIfMatch = false): Request {
+  const settings = new Map<string, unknown>([[REQUIRE_IF_MATCH_SETTING, requireIfMatch]]);
+  return { method, headers, app: { get: (name: string) => settings.get(name) } } as unknown as Request;
+}
+
+function responseRecorder() {
+  const headers = new Map<string, string>();
+  const response = {
+    statusCode: 200,
+    setHeader: (name: string, value: string) => headers.set(name, value),
+  };
+  return { response: response as unknown as Response, headers, status: () => response.statusCode };
+}
+
+describe('conditional requests', () => {
+  it('makes a strong entity tag of a version', () => {
+    expect(entityTag(3)).toBe('"3"');
+  });
+
+  it.each([
+    ['*', '*'],
+    [' * ', '*'],
+    ['"3"', [{ weak: false, opaque: '3' }]],
+    [
+      'W/"3", "4"',
+      [
+        { weak: true, opaque: '3' },
+        { weak: false, opaque: '4' },
+      ],
+    ],
+    [
+      '"a",,  "b" ,',
+      [
+        { weak: false, opaque: 'a' },
+        { weak: false, opaque: 'b' },
+      ],
+    ],
+    ['""', [{ weak: false, opaque: '' }]],
+  ])('parses %j as RFC 9110 writes it', (value, expected) => {
+    expect(parseCondition('If-Match', value)).toStrictEqual(expected);
+  });
+
+  it.each([['3'], ['"3'], ['w/"3"'], ['"a"b"'], [','], [''], ['*, "3"'], ['"has space"']])(
+    'refuses %j with 400, naming the header',
+    (value) => {
+      expect(() => parseCondition('If-None-Match', value)).toThrow(
+        new BadRequestException('If-None-Match must be * or a list of entity tags such as "3"'),
+      );
+    },
+  );
+
+  it('checks strong versions only, and nothing at all without If-Match or with *', () => {
+    expect(writePrecondition({})).toBeUndefined();
+    expect(writePrecondition({ ifMatch: '*' })).toBeUndefined();
+    expect(
+      writePrecondition({ ifMatch: parseCondition('If-Match', '"2", W/"3", "x", "0", "01", "4"') }),
+    ).toStrictEqual({
+      versions: [2, 4],
+    });
+    expect(writePrecondition({ ifMatch: parseCondition('If-Match', '"99999999999"') })).toStrictEqual({
+      versions: [],
+    });
+  });
+
+  it('answers 304 when If-None-Match names the version weakly, or is *, and sets the ETag either way', () => {
+    for (const [value, notModified] of [
+      ['"3"', true],
+      ['W/"3"', true],
+      ['"1", "3"', true],
+      ['*', true],
+      ['"4"', false],
+    ] as const) {
+      const { response, headers, status } = responseRecorder();
+      expect(answerVersioned(response, { ifNoneMatch: parseCondition('If-None-Match', value) }, 3)).toBe(
+        notModified,
+      );
+      expect(status()).toBe(notModified ? 304 : 200);
+      expect(headers.get('ETag')).toBe('"3"');
+    }
+    const { response, status } = responseRecorder();
+    expect(answerVersioned(response, {}, 3)).toBe(false);
+    expect(status()).toBe(200);
+  });
+
+  it('asks for If-Match on changes only when required', () => {
+    expect(readPreconditions(requestOf('PATCH', {}))).toStrictEqual({});
+    expect(() => readPreconditions(requestOf('PATCH', {}, true))).toThrow(PreconditionRequiredError);
+    expect(() => readPreconditions(requestOf('DELETE', {}, true))).toThrow(PreconditionRequiredError);
+    expect(readPreconditions(requestOf('GET', {}, true))).toStrictEqual({});
+    expect(readPreconditions(requestOf('PATCH', { 'if-match': '"1"' }, true))).toStrictEqual({
+      ifMatch: [{ weak: false, opaque: '1' }],
+      ifNoneMatch: undefined,
+    });
+  });
+
+  it('turns a stale outcome into 412 and a missing row into the resource’s error', () => {
+    const row = { id: '1', version: 2 };
+    expect(changedRow({ outcome: 'changed', row }, () => new Error('gone'))).toBe(row);
+    expect(() => changedRow({ outcome: 'stale' }, () => new Error('gone'))).toThrow(PreconditionFailedError);
+    expect(() => changedRow({ outcome: 'not-found' }, () => new Error('gone'))).toThrow('gone');
+  });
+});
