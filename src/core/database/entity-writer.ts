@@ -469,6 +469,10 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
         const column = quote(version.databaseName);
         assignments.push(`${column} = ${column} + 1`);
       }
+      if (assignments.length === 0) {
+        // A table of its key alone: nothing to set, but the statement must stay valid SQL.
+        assignments.push(`${quote(key.databaseName)} = ${quote(key.databaseName)}`);
+      }
       change = [
         `UPDATE ${table}`,
         `SET ${assignments.join(',\n    ')}`,
