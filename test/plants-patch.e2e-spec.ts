@@ -180,6 +180,15 @@ describe('PATCH /plants/{id}, ETags and conditional requests', () => {
       }
     });
 
+    it('is a route of /plants/{id}: Allow names PATCH beside GET and DELETE', async () => {
+      const response = await request(testApp.server).put('/plants/1').set(AUTH).send({ name: 'Moss' });
+
+      expect(response.status).toBe(405);
+      expect(response.headers.allow?.split(/,\s*/)).toEqual(
+        expect.arrayContaining(['GET', 'PATCH', 'DELETE']),
+      );
+    });
+
     it('refuses a malformed id in the path with 400', async () => {
       const response = await patch('abc', { name: 'Moss' });
 

@@ -23,6 +23,9 @@ import { type Int64, int64ToString } from '../common/int64.js';
  * for every body.
  */
 
+/** The changes of a merge patch DTO: its properties but `id`, each optional (`null` where the DTO allows it). */
+export type MergePatch<P> = Partial<Omit<P, 'id'>>;
+
 /** The property may be left out, or sent as `null` (a merge patch's "remove it"); else its rules apply. */
 export function IsOptionalOrNull(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined && value !== null);
@@ -32,7 +35,7 @@ export function IsOptionalOrNull(): PropertyDecorator {
  * The changes a merge patch asks for: its properties that were sent, but
  * `id`, which must equal the path's when sent (an id is never changed: 400).
  */
-export function patchChanges<P extends object>(patch: P, pathId: Int64): Partial<Omit<P, 'id'>> {
+export function patchChanges<P extends object>(patch: P, pathId: Int64): MergePatch<P> {
   const changes: Record<string, unknown> = {};
   for (const [property, value] of Object.entries(patch) as Array<[string, unknown]>) {
     if (property === 'id') {
@@ -48,5 +51,5 @@ export function patchChanges<P extends object>(patch: P, pathId: Int64): Partial
       changes[property] = value;
     }
   }
-  return changes as Partial<Omit<P, 'id'>>;
+  return changes as MergePatch<P>;
 }
