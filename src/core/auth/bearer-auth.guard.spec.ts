@@ -141,14 +141,16 @@ describe('BearerAuthGuard', () => {
     ['in memory, checked at once', () => limiter(3)],
     ['elsewhere, checked asynchronously', () => limiter(3, new RemoteStorage())],
   ])(
-    'refuses an address with 429 once it has failed too often, even with a valid token (counters %s)',
+    'refuses bad tokens from an address with 429 once it has failed too often, and still serves valid ones (counters %s)',
     async (_counters, strictLimiter) => {
       const strict = new BearerAuthGuard(new Reflector(), verifier, strictLimiter());
-      const attempt = (token: string) => {
+      const contextFrom = (address: string, token: string) => {
         const { context, request } = contextFor('closed', `Bearer ${token}`);
-        Object.assign(request, { ip: '203.0.113.7' });
-        return refusal(() => strict.canActivate(context));
+        Object.assign(request, { ip: address });
+        return { context, request };
       };
+      const attempt = (token: string, address = '203.0.113.7') =>
+        refusal(() => strict.canActivate(contextFrom(address, token).context));
 
       for (let failure = 1; failure <= 3; failure++) {
         await expect(attempt('wrong-token-0123456789')).resolves.toMatchObject({ status: 401 });
@@ -158,15 +160,22 @@ describe('BearerAuthGuard', () => {
         challenge: undefined,
         retryAfter: '60',
       });
-      await expect(attempt(TOKEN)).resolves.toMatchObject({ status: HttpStatus.TOO_MANY_REQUESTS });
+      await expect(attempt('Bearer')).resolves.toMatchObject({ status: HttpStatus.TOO_MANY_REQUESTS });
+
+      // Someone else's failures from the same address do not keep a valid token out.
+      const { context, request } = contextFrom('203.0.113.7', TOKEN);
+      await expect(Promise.resolve(strict.canActivate(context))).resolves.toBe(true);
+      expect(request.principal?.subject).toBe('static-token-1');
+      // Nor do they count against another address.
+      await expect(attempt('wrong-token-0123456789', '203.0.113.8')).resolves.toMatchObject({ status: 401 });
     },
   );
 
-  it('admits a valid token once counters held elsewhere have answered', async () => {
+  it('admits a valid token without asking counters held elsewhere', () => {
     const remote = new BearerAuthGuard(new Reflector(), verifier, limiter(3, new RemoteStorage()));
     const { context, request } = contextFor('closed', `Bearer ${TOKEN}`);
 
-    await expect(remote.canActivate(context)).resolves.toBe(true);
+    expect(remote.canActivate(context)).toBe(true);
     expect(request.principal?.subject).toBe('static-token-1');
   });
 });

@@ -6,7 +6,7 @@ import { recordPrincipal } from '../logging/request-context.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
-import { type BearerCredentials, readBearerCredentials } from './bearer-token.js';
+import { readBearerCredentials } from './bearer-token.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 import { requiredScopesOf, type Scope } from './scopes.js';
@@ -15,7 +15,10 @@ import { requiredScopesOf, type Scope } from './scopes.js';
  * Deny by default: every route needs a valid bearer token unless it is marked
  * `@Public()`, and the scopes it needs (see `requiredScopesOf`: named with
  * `@RequireScopes()`, or derived from the controller's path and the method). A client
- * address that keeps sending bad tokens is refused with 429 for a while.
+ * address that keeps sending bad tokens is refused with 429 for a while, but
+ * only its failures are: a valid token is served whatever others sending from
+ * the same address (one office behind a NAT, a spoofed proxy header) got
+ * wrong, so nobody can lock a client out by failing in its name.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -39,19 +42,6 @@ export class BearerAuthGuard implements CanActivate {
     if (credentials.kind === 'none') {
       throw BearerChallenge.missingToken();
     }
-    // Counters in Redis answer the lockout check later; those in memory at once, with no promise.
-    const lockout = this.failures.assertAllowed(request.ip);
-    if (lockout) {
-      return lockout.then(() => this.authenticate(request, credentials, requiredScopes));
-    }
-    return this.authenticate(request, credentials, requiredScopes);
-  }
-
-  private authenticate(
-    request: Request,
-    credentials: Exclude<BearerCredentials, { kind: 'none' }>,
-    requiredScopes: readonly Scope[],
-  ): boolean | Promise<boolean> {
     if (credentials.kind === 'malformed') {
       return this.refuse(request);
     }
@@ -78,8 +68,13 @@ export class BearerAuthGuard implements CanActivate {
     return auth;
   }
 
-  /** Counts the failure against the client's address, then answers 401 (429 once over the limit). */
+  /**
+   * Answers 429 while the client's address is locked out (a failure then is
+   * not counted again); else counts the failure against it and answers 401
+   * (429 for the one that reaches the limit).
+   */
   private async refuse(request: Request): Promise<never> {
+    await this.failures.assertAllowed(request.ip);
     await this.failures.recordFailure(request.ip);
     throw BearerChallenge.invalidToken();
   }
