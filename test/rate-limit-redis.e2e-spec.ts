@@ -77,7 +77,7 @@ describe('rate limits in Redis, shared by two instances', () => {
     await expect(metric(first, 'rate_limit_storage_errors_total')).resolves.toBe(0);
   });
 
-  it('count an address’s failed authentications together, and lock it out on both', async () => {
+  it('count an address’s failed authentications together, and lock its bad tokens out on both', async () => {
     for (const [attempt, instance] of [first, second, first].entries()) {
       await expect(createPlantAs(instance.url, `wrong-token-${attempt}-0123456789`)).resolves.toMatchObject({
         status: 401,
@@ -90,8 +90,11 @@ describe('rate limits in Redis, shared by two instances', () => {
     expect((locked.body as { message: string }).message).toMatch(
       /^Too many failed authentication attempts from this address; retry after \d+ s$/,
     );
-    // The right token is refused too, on the instance that saw no failure since.
-    await expect(createPlantAs(first.url, OTHER_TOKEN)).resolves.toMatchObject({ status: 429 });
+    // Bad tokens are refused on the instance that saw no failure since; a valid one is served.
+    await expect(createPlantAs(first.url, 'wrong-token-4-0123456789')).resolves.toMatchObject({
+      status: 429,
+    });
+    await expect(createPlantAs(first.url, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
   });
 
   it('name Redis in the log without its password', () => {
@@ -109,8 +112,11 @@ describe('rate limits in Redis, when Redis goes away', () => {
   beforeAll(async () => {
     redis = await startRedisServer();
     testApp = await startTestApp({
+      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
       RATE_LIMIT_PER_TOKEN: '5',
       RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+      RATE_LIMIT_AUTH_FAILURES: '3',
+      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
       REDIS_URL: redis.url,
       REDIS_TIMEOUT_MS: '100',
       LOG_LEVEL: 'info',
@@ -126,22 +132,36 @@ describe('rate limits in Redis, when Redis goes away', () => {
     await truncateAll(testApp.db);
   });
 
-  it('serves every request, uncounted, says so once, and counts again once Redis is back', async () => {
+  it('counts in memory while Redis is away, says so once, and counts in Redis again once it is back', async () => {
     for (let request = 1; request <= 3; request++) {
       await expect(timedCreate(testApp)).resolves.toMatchObject({ status: 200 });
     }
 
     await redis.stop();
-    // Twice the limit, and more: nothing is counted, nothing is refused, nothing waits.
-    for (let request = 1; request <= 12; request++) {
+    // This instance's memory counts: a budget of 5 of its own, then 429; nothing waits for Redis.
+    const statuses = [];
+    for (let request = 1; request <= 6; request++) {
       const { status, ms } = await timedCreate(testApp);
-      expect({ request, status, fast: ms < 1_000 }).toStrictEqual({ request, status: 200, fast: true });
+      expect({ request, fast: ms < 1_000 }).toStrictEqual({ request, fast: true });
+      statuses.push(status);
     }
+    expect(statuses).toStrictEqual([200, 200, 200, 200, 200, 429]);
+    // The lockout holds too, and still serves a valid token.
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await expect(timedCreate(testApp, `wrong-token-${attempt}-0123456789`)).resolves.toMatchObject({
+        status: 401,
+      });
+    }
+    await expect(timedCreate(testApp, 'wrong-token-4-0123456789')).resolves.toMatchObject({ status: 429 });
+    await expect(timedCreate(testApp, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
+
     await expect(metric(testApp, 'rate_limit_storage_up')).resolves.toBe(0);
-    expect(await metric(testApp, 'rate_limit_storage_errors_total')).toBeGreaterThanOrEqual(12);
+    expect(await metric(testApp, 'rate_limit_storage_errors_total')).toBeGreaterThanOrEqual(10);
     const warnings = rateLimitLines(testApp, 'warn');
     expect(warnings).toHaveLength(1);
-    expect(String(warnings[0].msg)).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable \(.+\)/);
+    expect(String(warnings[0].msg)).toMatch(
+      /^Redis at redis:\/\/127\.0\.0\.1:\d+ is unreachable \(.+\): each instance counts rate limits in its own memory/,
+    );
 
     await redis.start();
     await eventually(() =>
@@ -155,5 +175,46 @@ describe('rate limits in Redis, when Redis goes away', () => {
     }
     await expect(timedCreate(testApp)).resolves.toMatchObject({ status: 429 });
     expect(rateLimitLines(testApp, 'warn')).toHaveLength(1);
+  });
+});
+
+describe('rate limits in a Redis Cluster', () => {
+  let redis: RedisServer;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    redis = await startRedisServer({ cluster: true });
+    testApp = await startTestApp({
+      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+      RATE_LIMIT_PER_TOKEN: '3',
+      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+      RATE_LIMIT_AUTH_FAILURES: '2',
+      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+      REDIS_URL: redis.url,
+    });
+  });
+
+  afterAll(async () => {
+    await testApp?.close();
+    await redis?.stop();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  it('count there: each hit’s keys share one slot, as a cluster requires of a script', async () => {
+    const statuses = [];
+    for (let request = 1; request <= 4; request++) {
+      statuses.push((await timedCreate(testApp)).status);
+    }
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      statuses.push((await timedCreate(testApp, `wrong-token-${attempt}-0123456789`)).status);
+    }
+
+    expect(statuses).toStrictEqual([200, 200, 200, 429, 401, 401, 429]);
+    await expect(metric(testApp, 'rate_limit_storage_up')).resolves.toBe(1);
+    // Keys in two slots would fail every script (CROSSSLOT) and be counted in memory instead.
+    await expect(metric(testApp, 'rate_limit_storage_errors_total')).resolves.toBe(0);
   });
 });

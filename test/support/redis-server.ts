@@ -1,7 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+
+import { Redis } from 'ioredis';
 
 import { freePort } from './service-process.js';
 
@@ -25,13 +29,31 @@ export interface RedisServer {
  * shared rate-limit tests need a real Redis: without `redis-server` on the
  * PATH they fail, saying so (`apt-get install redis-server`).
  */
-export async function startRedisServer({ password }: { password?: string } = {}): Promise<RedisServer> {
+export async function startRedisServer({
+  password,
+  cluster = false,
+}: {
+  password?: string;
+  /** A Redis Cluster of this one node, holding every slot: a script's keys must share one. */
+  cluster?: boolean;
+} = {}): Promise<RedisServer> {
   const port = await freePort();
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   if (password) {
     args.push('--requirepass', password);
   }
+  if (cluster) {
+    args.push(
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(tmpdir(), `redis-nodes-${port}.conf`),
+    );
+  }
   let server = await launch(args, port, password);
+  if (cluster) {
+    await claimEverySlot(port, password);
+  }
   return {
     port,
     url: password
@@ -101,4 +123,22 @@ function answersPong(port: number, password?: string): Promise<boolean> {
     socket.on('error', () => undefined);
     socket.on('close', () => resolve(reply.includes('+PONG')));
   });
+}
+
+/** Makes the one node the whole cluster: it serves every slot once the cluster says it is ok. */
+async function claimEverySlot(port: number, password?: string): Promise<void> {
+  const client = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true });
+  try {
+    await client.connect();
+    await client.call('CLUSTER', 'ADDSLOTSRANGE', '0', '16383');
+    const deadline = Date.now() + 10_000;
+    while (!String(await client.call('CLUSTER', 'INFO')).includes('cluster_state:ok')) {
+      if (Date.now() > deadline) {
+        throw new Error(`the one-node cluster on port ${port} never came up`);
+      }
+      await sleep(25);
+    }
+  } finally {
+    client.disconnect();
+  }
 }

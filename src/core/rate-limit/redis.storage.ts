@@ -4,6 +4,7 @@ import { Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
+import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { RateLimitStorage, secondsFrom, type ThrottlerStorageRecord } from './rate-limit.storage.js';
 
 export interface RedisSettings {
@@ -56,26 +57,23 @@ interface RateLimitRedis extends Redis {
   ): Promise<HitAnswer>;
 }
 
-/** What a check answers when Redis cannot: let the request through, uncounted. */
-const NOT_COUNTED: ThrottlerStorageRecord = {
-  totalHits: 0,
-  timeToExpire: 0,
-  isBlocked: false,
-  timeToBlockExpire: 0,
-};
-
 /**
  * The rate-limit counters in Redis, shared by every instance that uses the
  * same Redis: the same fixed windows as in memory, each hit one atomic script.
  *
- * Rate limits fail open: while Redis is unreachable, slow or hung, requests
- * are let through uncounted rather than refused or held up. No call waits
- * longer than the timeout, none is queued while disconnected, and once a call
- * has failed Redis is not asked again on a request's behalf until it answers
- * again (ioredis reconnects in the background; a hung connection is probed):
- * only the requests in flight when an outage begins wait, for one timeout.
- * An outage is logged once as a warning, its end once, and
- * `rate_limit_storage_up` shows it.
+ * While Redis is unreachable, slow or hung, the limits fall back to this
+ * instance's memory (`FixedWindowThrottlerStorage`), as without Redis: each
+ * instance counts its own share, so a token's budget is at most the instances'
+ * number times its own, and an address's lockout still holds. Nothing is
+ * refused or held up for Redis: no call waits longer than the timeout, none
+ * is queued while disconnected, and once a call has failed Redis is not asked
+ * again on a request's behalf until it answers again (ioredis reconnects in
+ * the background; a hung connection is probed): only the requests in flight
+ * when an outage begins wait, for one timeout. An outage is logged once as a
+ * warning, its end once, and `rate_limit_storage_up` shows it.
+ *
+ * Both keys of a hit share a hash tag (the part in braces), so that on Redis
+ * Cluster they live in one slot, as a script's keys must.
  */
 export class RedisThrottlerStorage extends RateLimitStorage implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
@@ -91,18 +89,20 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
   private readonly probe = setInterval(() => this.probeWhileDown(), PROBE_INTERVAL_MS).unref();
   private readonly upGauge: Gauge;
   private readonly uncounted: Counter;
+  /** Where hits are counted while Redis cannot count them. */
+  private readonly fallback = new FixedWindowThrottlerStorage();
 
   private constructor({ url, timeoutMs }: RedisSettings, registry: Registry) {
     super();
     this.location = withoutCredentials(url);
     this.upGauge = new Gauge({
       name: 'rate_limit_storage_up',
-      help: 'Whether Redis, which holds the rate-limit counters, answers (1) or not (0: limits are not enforced)',
+      help: 'Whether Redis, which holds the rate-limit counters, answers (1) or not (0: each instance counts in its own memory)',
       registers: [registry],
     });
     this.uncounted = new Counter({
       name: 'rate_limit_storage_errors_total',
-      help: 'Rate-limit checks let through uncounted because Redis failed, timed out or was unreachable',
+      help: "Rate-limit checks counted in this instance's memory because Redis failed, timed out or was unreachable",
       registers: [registry],
     });
     this.client = new Redis(url, {
@@ -138,27 +138,29 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
   }
 
   increment(key: string, ttl: number, limit: number, blockDuration: number): Promise<ThrottlerStorageRecord> {
+    const hit = () => this.fallback.increment(key, ttl, limit, blockDuration);
     if (this.state !== 'up') {
-      return Promise.resolve(this.failOpen(NOT_COUNTED));
+      return this.inMemory(hit);
     }
-    return this.client.rateLimitHit(KEY_PREFIX + key, blockKeyOf(key), ttl, limit, blockDuration).then(
+    return this.client.rateLimitHit(hitsKeyOf(key), blockKeyOf(key), ttl, limit, blockDuration).then(
       ([totalHits, windowMs, blocked, blockMs]) => ({
         totalHits,
         timeToExpire: secondsFrom(windowMs),
         isBlocked: blocked === 1,
         timeToBlockExpire: blocked === 1 ? secondsFrom(blockMs) : 0,
       }),
-      (error: unknown) => this.failOpen(NOT_COUNTED, error),
+      (error: unknown) => this.inMemory(hit, error),
     );
   }
 
   blockedFor(key: string): Promise<number> {
+    const check = () => Promise.resolve(this.fallback.blockedFor(key));
     if (this.state !== 'up') {
-      return Promise.resolve(this.failOpen(0));
+      return this.inMemory(check);
     }
     return this.client.pttl(blockKeyOf(key)).then(
       (blockMs) => (blockMs > 0 ? secondsFrom(blockMs) : 0),
-      (error: unknown) => this.failOpen(0, error),
+      (error: unknown) => this.inMemory(check, error),
     );
   }
 
@@ -166,15 +168,16 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
   onApplicationShutdown(): void {
     this.closing = true;
     clearInterval(this.probe);
+    this.fallback.onModuleDestroy();
     this.client.disconnect();
   }
 
-  private failOpen<T>(answer: T, error?: unknown): T {
+  private inMemory<T>(count: () => Promise<T>, error?: unknown): Promise<T> {
     this.uncounted.inc();
     if (error !== undefined) {
       this.markDown(error instanceof Error ? error.message : 'unexpected failure');
     }
-    return answer;
+    return count();
   }
 
   private markUp(): void {
@@ -198,7 +201,7 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
     this.state = 'down';
     this.upGauge.set(0);
     this.logger.warn(
-      `Redis at ${this.location} is unreachable (${reason}): rate limits let every request through, uncounted, until it answers again`,
+      `Redis at ${this.location} is unreachable (${reason}): each instance counts rate limits in its own memory until it answers again`,
     );
   }
 
@@ -213,8 +216,12 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
   }
 }
 
+function hitsKeyOf(key: string): string {
+  return `${KEY_PREFIX}{${key}}`;
+}
+
 function blockKeyOf(key: string): string {
-  return `${KEY_PREFIX}${key}:blocked`;
+  return `${KEY_PREFIX}{${key}}:blocked`;
 }
 
 function withoutCredentials(url: string): string {
