@@ -168,6 +168,19 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(output).toContain('NODE_ENV=production needs DATABASE_URL');
   });
 
+  it('refuses to start in production with a plain http:// webhook receiver off this machine', async () => {
+    const { code, output } = await failedStart({
+      NODE_ENV: 'production',
+      AUTH_TOKENS: TEST_TOKEN,
+      DATABASE_URL: process.env.DATABASE_URL,
+      WEBHOOK_URLS: 'http://hooks.example.com/plants',
+      WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+    });
+
+    expect(code).toBe(1);
+    expect(output).toContain('WEBHOOK_URLS must list https:// URLs with NODE_ENV=production');
+  });
+
   it('names every invalid variable at once, and exits non-zero', async () => {
     const { code, output } = await failedStart({
       DATABASE_URL: 'mysql://nope',

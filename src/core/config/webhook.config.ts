@@ -51,9 +51,24 @@ export class WebhookEnvironment {
   WEBHOOK_CLEANUP_INTERVAL_MS = 600_000;
 
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
-    return env.WEBHOOK_URLS && !env.WEBHOOK_SECRET
-      ? ['WEBHOOK_URLS needs WEBHOOK_SECRET, to sign what is sent']
-      : [];
+    const problems: string[] = [];
+    if (env.WEBHOOK_URLS && !env.WEBHOOK_SECRET) {
+      problems.push('WEBHOOK_URLS needs WEBHOOK_SECRET, to sign what is sent');
+    }
+    if (env.NODE_ENV === 'production') {
+      // Positions, not the URLs: one may carry credentials.
+      const plain = parseListEnv(typeof env.WEBHOOK_URLS === 'string' ? env.WEBHOOK_URLS : '')
+        .map((entry, index) => ({ entry, position: index + 1 }))
+        .filter(({ entry }) => !isEncryptedOrLocal(entry));
+      if (plain.length > 0) {
+        problems.push(
+          `WEBHOOK_URLS must list https:// URLs with NODE_ENV=production (http:// only to loopback); ` +
+            `${plain.length === 1 ? 'entry' : 'entries'} ${plain.map(({ position }) => position).join(', ')} ` +
+            `${plain.length === 1 ? 'is' : 'are'} not`,
+        );
+      }
+    }
+    return problems;
   }
 }
 
@@ -88,6 +103,26 @@ function urlListProblems(value: unknown): string[] {
     }
   });
   return valid ? [] : ['WEBHOOK_URLS must list http:// or https:// URLs, separated by commas'];
+}
+
+/**
+ * Whether a delivery to the URL is safe to send in production: over TLS, or
+ * over plain HTTP to this machine only (a receiver in the same pod or host,
+ * which nobody on the network can read or answer for). Invalid URLs are
+ * refused by the list's own rule.
+ */
+function isEncryptedOrLocal(entry: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(entry);
+    return (
+      protocol === 'https:' ||
+      hostname === 'localhost' ||
+      hostname === '[::1]' ||
+      /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+    );
+  } catch {
+    return true;
+  }
 }
 
 /**
