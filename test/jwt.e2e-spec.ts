@@ -1,9 +1,13 @@
-import { generateKeyPair, SignJWT } from 'jose';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
-import { AUDIENCE, ISSUER, JwtIssuer, unsecuredToken } from './support/jwt-issuer.js';
+import { AUDIENCE, ISSUER, JwtIssuer, UNREACHABLE, unsecuredToken } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
@@ -69,6 +73,25 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 
   it.each([
     ['without exp', (issuer: JwtIssuer) => issuer.token({}, { expiresIn: false })],
+    [
+      'without sub (tokens without one would share one budget)',
+      (issuer: JwtIssuer) => issuer.token({ sub: undefined }),
+    ],
+    ['with an empty sub', (issuer: JwtIssuer) => issuer.token({ sub: '' })],
+    [
+      'carrying its own key in the header (jwk)',
+      async (issuer: JwtIssuer) => {
+        const { publicKey, privateKey } = await generateKeyPair('RS256');
+        return issuer.token(
+          {},
+          { key: privateKey, kid: 'carried', header: { jwk: await exportJWK(publicKey) } },
+        );
+      },
+    ],
+    [
+      'marking an extension critical (crit)',
+      (issuer: JwtIssuer) => issuer.token({}, { header: { crit: ['x-plant-store'], 'x-plant-store': true } }),
+    ],
     ['from another issuer', (issuer: JwtIssuer) => issuer.token({ iss: 'https://evil.test' })],
     ['for another audience', (issuer: JwtIssuer) => issuer.token({ aud: 'another-service' })],
     ['not yet valid', (issuer: JwtIssuer) => issuer.token({ nbf: now() + 600 })],
@@ -121,6 +144,39 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 
     await expect(create(testApp, token)).resolves.toMatchObject({ status: 401, challenge: INVALID_TOKEN });
   });
+
+  it.each(['jku', 'x5u'])(
+    'refuses a token whose header points at another key set (%s), and never fetches it',
+    async (parameter) => {
+      const { publicKey, privateKey } = await generateKeyPair('RS256');
+      const jwk = { ...(await exportJWK(publicKey)), kid: 'elsewhere', alg: 'RS256' };
+      let fetched = 0;
+      const elsewhere = createServer((_request, response) => {
+        fetched++;
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
+      });
+      await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = elsewhere.address() as AddressInfo;
+        const token = await issuer.token(
+          {},
+          {
+            key: privateKey,
+            kid: 'elsewhere',
+            header: { [parameter]: `http://127.0.0.1:${port}/jwks.json` },
+          },
+        );
+
+        await expect(create(testApp, token)).resolves.toMatchObject({
+          status: 401,
+          challenge: INVALID_TOKEN,
+        });
+        expect(fetched).toBe(0);
+      } finally {
+        await new Promise((resolve) => elsewhere.close(resolve));
+      }
+    },
+  );
 
   it('answers 403 insufficient_scope to a valid token without plants:write', async () => {
     const token = await issuer.token({ scope: 'plants:read' });
@@ -207,6 +263,114 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
   });
 });
 
+describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
+  let issuer: JwtIssuer;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+    testApp = await startTestApp({
+      ...issuer.serviceEnv,
+      AUTH_JWKS_CACHE_MS: '1000',
+      AUTH_JWKS_TIMEOUT_MS: '1000',
+      // This suite sends many bad tokens from one address on purpose.
+      RATE_LIMIT_AUTH_FAILURES: '0',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await issuer.stop();
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+    issuer.answer = undefined;
+  });
+
+  it('lets a flood of unknown kids reach the issuer once per cooldown at most', async () => {
+    await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
+    const before = issuer.requests;
+
+    const flood = await Promise.all(
+      Array.from({ length: 30 }, async (_, index) =>
+        create(testApp, await issuer.token({}, { kid: `random-${index}` })),
+      ),
+    );
+
+    expect(flood.map(({ status }) => status)).toStrictEqual(Array(30).fill(401));
+    expect(issuer.requests - before).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps serving the last good key set, without waiting, while the issuer is down', async () => {
+    await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
+
+    issuer.answer = UNREACHABLE;
+    // Past the key set's cache age: jose alone would fetch, fail and answer 503.
+    await sleep(1_100);
+    for (let request = 0; request < 3; request++) {
+      const started = Date.now();
+      await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
+      expect(Date.now() - started).toBeLessThan(500);
+    }
+  });
+});
+
+describe('JWT bearer tokens from a key set address that redirects or sends too much', () => {
+  let issuer: JwtIssuer;
+  let testApp: TestApp;
+  let answer: 'redirect' | 'oversized' | 'set';
+  let elsewhere = 0;
+  const mirror = createServer((request, response) => {
+    if (request.url === '/elsewhere') {
+      elsewhere++;
+      response.writeHead(404).end();
+    } else if (answer === 'redirect') {
+      response.writeHead(302, { Location: '/elsewhere' }).end();
+    } else if (answer === 'oversized') {
+      response
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(`{"keys":[],"pad":"${'x'.repeat(200_000)}"}`);
+    } else {
+      void fetch(issuer.jwksUrl).then(async (set) => response.writeHead(200).end(await set.text()));
+    }
+  });
+
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+    await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
+    const { port } = mirror.address() as AddressInfo;
+    testApp = await startTestApp({
+      ...issuer.serviceEnv,
+      AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+      RATE_LIMIT_AUTH_FAILURES: '0',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+    await issuer.stop();
+    await new Promise((resolve) => mirror.close(resolve));
+  });
+
+  it('follows no redirect and reads no oversized set: 503, until the set is served as it should be', async () => {
+    const unavailable = { status: 503, body: { error: 503 } };
+
+    answer = 'redirect';
+    await expect(create(testApp, await issuer.token())).resolves.toMatchObject(unavailable);
+    expect(elsewhere).toBe(0);
+
+    // A failed fetch is not tried again for a second.
+    await sleep(1_100);
+    answer = 'oversized';
+    await expect(create(testApp, await issuer.token())).resolves.toMatchObject(unavailable);
+
+    await sleep(1_100);
+    answer = 'set';
+    await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
+  });
+});
+
 describe('JWT bearer tokens signed with a shared HS256 secret', () => {
   const secret = 'a-shared-secret-of-at-least-32-characters';
   let testApp: TestApp;
@@ -225,7 +389,7 @@ describe('JWT bearer tokens signed with a shared HS256 secret', () => {
   });
 
   const hs256 = (key: string) =>
-    new SignJWT({ scope: 'plants:write' })
+    new SignJWT({ scope: 'plants:write', sub: 'client-7' })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)

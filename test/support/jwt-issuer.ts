@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT, type CryptoKey } from 'jose';
@@ -6,11 +6,23 @@ import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT, type CryptoK
 export const ISSUER = 'https://issuer.plant-store.test';
 export const AUDIENCE = 'plant-store';
 
+/** How the key set's address answers instead of serving the set, when a test says so. */
+export type KeySetAnswer = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** An issuer that cannot be reached: the connection is dropped unanswered. */
+export const UNREACHABLE: KeySetAnswer = (request) => request.socket.destroy();
+
 /**
  * A token issuer for the tests: an RSA key pair, and its public key set served
- * on loopback as a real authorization server would serve it.
+ * on loopback as a real authorization server would serve it. It counts the
+ * requests for the set, and answers otherwise when a test sets `answer`.
  */
 export class JwtIssuer {
+  /** Requests for the key set so far. */
+  requests = 0;
+  /** Unset: the key set. */
+  answer?: KeySetAnswer;
+
   private constructor(
     readonly jwksUrl: string,
     private readonly server: Server,
@@ -28,27 +40,39 @@ export class JwtIssuer {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
     const server = createServer((request, response) => {
-      if (request.url === '/.well-known/jwks.json') {
-        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
-      } else {
+      if (request.url !== '/.well-known/jwks.json') {
         response.writeHead(404).end();
+        return;
+      }
+      issuer.requests++;
+      if (issuer.answer) {
+        issuer.answer(request, response);
+      } else {
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
-    return new JwtIssuer(
+    const issuer = new JwtIssuer(
       `http://127.0.0.1:${port}/.well-known/jwks.json`,
       server,
       privateKey,
       await exportSPKI(publicKey),
       kid,
     );
+    return issuer;
   }
 
   /** A signed token: valid for this service by default; override any claim or header to spoil it. */
   async token(
     claims: Record<string, unknown> = {},
-    options: { key?: CryptoKey; kid?: string; expiresIn?: string | number | false } = {},
+    options: {
+      key?: CryptoKey;
+      kid?: string;
+      expiresIn?: string | number | false;
+      /** More header parameters (`jku`, `jwk`, `crit`…). */
+      header?: Record<string, unknown>;
+    } = {},
   ): Promise<string> {
     // The claims given win over the defaults.
     const jwt = new SignJWT({
@@ -58,12 +82,16 @@ export class JwtIssuer {
       scope: 'plants:read plants:write',
       ...claims,
     })
-      .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.kid })
+      .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.kid, ...options.header })
       .setIssuedAt();
     if (options.expiresIn !== false && !('exp' in claims)) {
       jwt.setExpirationTime(options.expiresIn ?? '5m');
     }
-    return jwt.sign(options.key ?? this.privateKey);
+    const crit = options.header?.crit;
+    return jwt.sign(options.key ?? this.privateKey, {
+      // jose signs an extension marked critical only when told it is understood.
+      crit: Array.isArray(crit) ? Object.fromEntries(crit.map((name: string) => [name, true])) : undefined,
+    });
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,8 @@
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 
 import type { JwtSettings } from '../config/auth.config.js';
 import { ServiceUnavailableError } from '../errors/domain-error.js';
+import { IssuerKeySet, KeySetUnavailableError } from './issuer-key-set.js';
 import type { Principal } from './principal.js';
 import type { Scope } from './scopes.js';
 
@@ -10,22 +11,20 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
  * Verifies JWT bearer tokens with `jose`: the signature (with the issuer's key
- * set, fetched and cached, or a shared HS256 secret), the algorithm against
- * the allow-list (`none` is never on it), `iss`, `aud`, and a required `exp`,
- * with a small clock tolerance. Scopes come from `scope` (space-separated) or
- * `scp` (a list or a string).
+ * set, kept through its outages by `IssuerKeySet`, or a shared HS256 secret),
+ * the algorithm against the allow-list (`none` is never on it), `iss`, `aud`,
+ * and required `exp` and `sub`, with a small clock tolerance. `sub` names the
+ * principal, whose requests the per-token limit counts: tokens without one
+ * would all share one budget. Keys named or carried by the token's header
+ * (`jwk`, `jku`, `x5u`, `x5c`) are never used, and an extension it marks
+ * critical (`crit`) is refused, as jose does. Scopes come from `scope`
+ * (space-separated) or `scp` (a list or a string).
  */
 export class JwtVerifier {
   private readonly key: JWTVerifyGetKey | Uint8Array;
 
   constructor(private readonly settings: JwtSettings) {
-    this.key =
-      settings.keys.kind === 'jwks'
-        ? createRemoteJWKSet(settings.keys.url, {
-            timeoutDuration: settings.keys.timeoutMs,
-            cacheMaxAge: settings.keys.cacheMaxAgeMs,
-          })
-        : settings.keys.secret;
+    this.key = settings.keys.kind === 'jwks' ? new IssuerKeySet(settings.keys).getKey : settings.keys.secret;
   }
 
   static looksLikeJwt(token: string): boolean {
@@ -40,7 +39,7 @@ export class JwtVerifier {
         audience: this.settings.audience,
         algorithms: [...this.settings.algorithms],
         clockTolerance: this.settings.clockToleranceSeconds,
-        requiredClaims: ['exp'],
+        requiredClaims: ['exp', 'sub'],
       };
       // The two overloads of jwtVerify differ only in the key's type.
       ({ payload } =
@@ -55,9 +54,12 @@ export class JwtVerifier {
       }
       return undefined;
     }
+    if (!payload.sub) {
+      return undefined;
+    }
     const scopes = scopesOf(payload);
     return {
-      subject: `jwt:${payload.sub ?? '(no sub)'}`,
+      subject: `jwt:${payload.sub}`,
       hasScope: (scope: Scope) => scopes.has(scope),
     };
   }
@@ -77,7 +79,7 @@ function scopesOf(payload: JWTPayload): ReadonlySet<string> {
 
 /** The key set could not be had (network, timeout, garbage): no verdict on the token itself. */
 function isKeySetUnavailable(error: unknown): boolean {
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+  if (error instanceof KeySetUnavailableError || error instanceof errors.JWKSTimeout) {
     return true;
   }
   return !(error instanceof errors.JOSEError);

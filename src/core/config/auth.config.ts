@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional, IsString, IsUrl, MinLength } from 'class-validator';
 
+import type { KeySetSettings } from '../auth/issuer-key-set.js';
 import { Environment, IntegerVariable, parseListEnv, readEnvironment, VariableRule } from './environment.js';
 
 /** RFC 6750 `b64token`: the characters a bearer token may consist of. */
@@ -35,8 +36,7 @@ export interface StaticTokenDigest {
 }
 
 export type JwtKeySource =
-  | { readonly kind: 'jwks'; readonly url: URL; readonly timeoutMs: number; readonly cacheMaxAgeMs: number }
-  | { readonly kind: 'secret'; readonly secret: Uint8Array };
+  ({ readonly kind: 'jwks' } & KeySetSettings) | { readonly kind: 'secret'; readonly secret: Uint8Array };
 
 export interface JwtSettings {
   readonly keys: JwtKeySource;
@@ -86,6 +86,14 @@ export class AuthEnvironment {
 
   @IntegerVariable(1_000)
   AUTH_JWKS_CACHE_MS = 600_000;
+
+  /** How much longer the last good key set serves while the issuer cannot be reached. */
+  @IntegerVariable(0)
+  AUTH_JWKS_MAX_STALE_MS = 3_600_000;
+
+  /** The least time between two key set fetches that tokens with an unknown `kid` may cause. */
+  @IntegerVariable(1_000)
+  AUTH_JWKS_COOLDOWN_MS = 30_000;
 
   /** Rate limits: 0 switches one off. */
   @IntegerVariable(0)
@@ -177,6 +185,8 @@ function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
         url: new URL(env.AUTH_JWKS_URL),
         timeoutMs: env.AUTH_JWKS_TIMEOUT_MS,
         cacheMaxAgeMs: env.AUTH_JWKS_CACHE_MS,
+        maxStaleMs: env.AUTH_JWKS_MAX_STALE_MS,
+        cooldownMs: env.AUTH_JWKS_COOLDOWN_MS,
       },
       // A key set signs asymmetrically: HS256 there would let a public key serve as an HMAC secret.
       algorithms: algorithms.filter((algorithm) => algorithm !== 'HS256'),

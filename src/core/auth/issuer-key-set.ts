@@ -1,0 +1,160 @@
+import { Logger } from '@nestjs/common';
+import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+
+export interface KeySetSettings {
+  readonly url: URL;
+  /** One fetch's time limit. */
+  readonly timeoutMs: number;
+  /** How long a fetched key set is used before it is refreshed (in the background). */
+  readonly cacheMaxAgeMs: number;
+  /** How much longer the last good key set serves while the issuer cannot be reached. */
+  readonly maxStaleMs: number;
+  /** The least time between two fetches a token with an unknown `kid` may cause. */
+  readonly cooldownMs: number;
+}
+
+/** The key set could not be had: no verdict on the token, which is answered 503. */
+export class KeySetUnavailableError extends Error {
+  override readonly name = 'KeySetUnavailableError';
+}
+
+/** A real key set holds a few keys: a few kilobytes. More is refused unread. */
+export const MAX_KEY_SET_BYTES = 64 * 1024;
+/** After a failed fetch with no usable key set, requests are answered 503 at once for this long. */
+const FAILED_FETCH_PAUSE_MS = 1_000;
+
+type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
+
+/**
+ * The issuer's key set, as jose's key lookup for `jwtVerify`, kept through
+ * the issuer's outages. jose's own remote key set never serves a copy past
+ * its cache age: once that has passed, every token waits for a fetch, and
+ * gets 503 while the issuer is down. Here:
+ *
+ * - a key set past `cacheMaxAgeMs` keeps serving while one fetch refreshes
+ *   it in the background, and, should the issuer be down, for `maxStaleMs`
+ *   more; only past that are tokens answered 503;
+ * - a token whose `kid` is not in the set causes a fetch only when none has
+ *   been tried for `cooldownMs`, so a flood of random `kid`s reaches the
+ *   issuer once per cooldown at most; fetches in flight are shared;
+ * - a fetch follows no redirect, reads at most `MAX_KEY_SET_BYTES`, and keeps
+ *   only asymmetric keys: an `oct` (shared-secret) key published in a set
+ *   anyone may read could sign for anyone.
+ */
+export class IssuerKeySet {
+  private readonly logger = new Logger('Auth');
+  private local?: LocalKeySet;
+  private fetchedAt = Number.NEGATIVE_INFINITY;
+  private attemptedAt = Number.NEGATIVE_INFINITY;
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private pending?: Promise<void>;
+
+  constructor(
+    private readonly settings: KeySetSettings,
+    private readonly fetchKeySet: typeof fetch = fetch,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key lookup `jwtVerify` calls with the token's protected header. */
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const age = this.now() - this.fetchedAt;
+    if (!this.local || age >= this.settings.cacheMaxAgeMs + this.settings.maxStaleMs) {
+      await this.usableKeySet();
+    } else if (age >= this.settings.cacheMaxAgeMs && this.mayFetch()) {
+      this.refresh().catch(() => undefined);
+    }
+    try {
+      return await this.local!(header, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey && this.mayFetch()) {
+        await this.refresh();
+        return this.local!(header, token);
+      }
+      throw error;
+    }
+  };
+
+  /** Fetches the key set unless a fetch failed just now: then there is none to use yet. */
+  private async usableKeySet(): Promise<void> {
+    if (this.now() - this.failedAt < FAILED_FETCH_PAUSE_MS && !this.pending) {
+      throw new KeySetUnavailableError("the token issuer's key set could not be fetched just now");
+    }
+    await this.refresh();
+  }
+
+  private mayFetch(): boolean {
+    return !this.pending && this.now() - this.attemptedAt >= this.settings.cooldownMs;
+  }
+
+  /** One fetch at a time; every caller waits for the one in flight. */
+  private refresh(): Promise<void> {
+    this.pending ??= this.fetchOnce().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  private async fetchOnce(): Promise<void> {
+    this.attemptedAt = this.now();
+    try {
+      this.local = createLocalJWKSet(await this.download());
+      this.fetchedAt = this.now();
+    } catch (error) {
+      this.failedAt = this.now();
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn(
+        this.local
+          ? `The token issuer's key set could not be refreshed (${reason}); the copy fetched ${Math.round((this.now() - this.fetchedAt) / 1000)} s ago serves meanwhile`
+          : `The token issuer's key set could not be fetched (${reason}); JWTs are answered 503 until it can`,
+      );
+      throw error instanceof KeySetUnavailableError || error instanceof errors.JWKSTimeout
+        ? error
+        : new KeySetUnavailableError(reason, { cause: error });
+    }
+  }
+
+  private async download(): Promise<JSONWebKeySet> {
+    const response = await this.fetchKeySet(this.settings.url, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(this.settings.timeoutMs),
+      headers: { accept: 'application/jwk-set+json, application/json' },
+    }).catch((error: unknown) => {
+      throw error instanceof Error && error.name === 'TimeoutError'
+        ? new errors.JWKSTimeout(undefined, { cause: error })
+        : error;
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel();
+      throw new KeySetUnavailableError(`the issuer answered ${response.status}`);
+    }
+    const set: unknown = JSON.parse(await readAtMost(response, MAX_KEY_SET_BYTES));
+    const keys = (set as { keys?: unknown } | null)?.keys;
+    if (!Array.isArray(keys)) {
+      throw new KeySetUnavailableError('the issuer answered no key set');
+    }
+    return {
+      keys: (keys as unknown[]).filter(
+        (key): key is JWK => typeof key === 'object' && key !== null && (key as JWK).kty !== 'oct',
+      ),
+    };
+  }
+}
+
+/** The body as text, refused once it is past `limit` bytes, declared or read. */
+async function readAtMost(response: Response, limit: number): Promise<string> {
+  const tooLarge = () => new KeySetUnavailableError(`the key set is larger than ${limit} bytes`);
+  if (Number(response.headers.get('content-length') ?? 0) > limit) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader: ReadableStreamDefaultReader<Uint8Array> | undefined = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader!.read()) {
+    size += read.value.byteLength;
+    if (size > limit) {
+      await reader!.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
