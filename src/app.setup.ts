@@ -67,6 +67,8 @@ export async function createApp({
   }
   app.use(jsonBodyParser(new AllowedMethods(app.getHttpAdapter().getInstance())));
 
-  setUpOpenApi(app);
+  if (http.docsEnabled) {
+    setUpOpenApi(app);
+  }
   return app;
 }

@@ -9,6 +9,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { createApp } from './app.setup.js';
 import { DEV_TOKEN } from './core/auth/dev-token.js';
 import { appConfig, type AppConfig } from './core/config/app.config.js';
+import { httpConfig, type HttpConfig } from './core/config/http.config.js';
 import { InvalidConfigurationError } from './core/config/configuration-error.js';
 import { isDatabaseUnavailableError } from './core/database/database-errors.js';
 import { enableGracefulShutdown } from './core/lifecycle/graceful-shutdown.js';
@@ -35,14 +36,13 @@ function announce(app: NestExpressApplication, config: AppConfig): void {
   // The port actually bound: PORT=0 asks for any free one.
   const { port } = app.getHttpServer().address() as AddressInfo;
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  new Logger('Bootstrap').log(
-    `Plant Store is listening on ${base} (Swagger UI: ${base}/docs), on Node.js ${process.version}`,
-  );
+  const docs = app.get<HttpConfig>(httpConfig.KEY).docsEnabled ? ` (Swagger UI: ${base}/docs)` : '';
+  new Logger('Bootstrap').log(`Plant Store is listening on ${base}${docs}, on Node.js ${process.version}`);
   const devToken = app.get<string | undefined>(DEV_TOKEN);
   if (devToken) {
     // Development only, and on the terminal rather than in the log: production never has a dev token.
     process.stdout.write(
-      `\n  Development bearer token (no AUTH_TOKENS set; kept in .data/dev-token):\n\n    ${devToken}\n\n` +
+      `\n  Development bearer token (no AUTH_TOKENS set; kept in .data/auth/dev-token):\n\n    ${devToken}\n\n` +
         `  Try: curl -X POST ${base}/plants -H 'Authorization: Bearer ${devToken}' \\\n` +
         `         -H 'Content-Type: application/json' -d '{"id": 1, "name": "Monstera"}'\n\n`,
     );

@@ -6,6 +6,7 @@ import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
+import { MetricsServer } from '../src/core/metrics/metrics-server.js';
 
 /** The value of one sample in a Prometheus text exposition, or undefined when absent. */
 function sample(exposition: string, series: string): number | undefined {
@@ -146,5 +147,71 @@ describe('metrics switched off', () => {
 
     expect(response.status).toBe(404);
     expect(response.body).toStrictEqual({ error: 404, message: 'Cannot GET /metrics' });
+  });
+});
+
+describe('metrics on a port of their own (METRICS_PORT)', () => {
+  let testApp: TestApp;
+  let metricsUrl: string;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ METRICS_PORT: '0' });
+    const address = testApp.app.get(MetricsServer).address();
+    metricsUrl = `http://127.0.0.1:${address!.port}`;
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('serves /metrics there, with what the API counted, and nothing else', async () => {
+    await request(testApp.server).get('/health/live').expect(200);
+
+    const scraped = await fetch(`${metricsUrl}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await scraped.text()).toMatch(/^http_requests_total\{.*route="\/health\/live".*\} \d+$/m);
+
+    const elsewhere = await fetch(`${metricsUrl}/plants`);
+    expect(elsewhere.status).toBe(404);
+    await expect(elsewhere.json()).resolves.toStrictEqual({ error: 404, message: 'Cannot GET /plants' });
+  });
+
+  it('answers 404 for /metrics on the API’s port, where an ingress could expose it', async () => {
+    const response = await request(testApp.server).get('/metrics');
+
+    expect(response.status).toBe(404);
+    expect(response.body).toStrictEqual({ error: 404, message: 'Cannot GET /metrics' });
+  });
+
+  it('closes the port with the application', async () => {
+    const other = await startTestApp({ METRICS_PORT: '0' });
+    const { port } = other.app.get(MetricsServer).address()!;
+    await other.close();
+
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
+  });
+});
+
+describe('the documentation switched off (DOCS_ENABLED=false)', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ DOCS_ENABLED: 'false' });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it.each(['/docs', '/docs/', '/openapi.json', '/openapi.yaml'])('answers 404 for %s', async (path) => {
+    const response = await request(testApp.server).get(path);
+
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ error: 404 });
+  });
+
+  it('still serves the API', async () => {
+    await request(testApp.server).post('/plants').set(AUTH).send(newPlant()).expect(200);
   });
 });

@@ -228,6 +228,22 @@ status=$(request "$base/plants/$plant_id")
 [ "$status" = 401 ] || fail "GET /plants/$plant_id without a token answered $status (expected 401)"
 note "GET /plants/$plant_id without a token: 401"
 
+step "What nginx forwards: the client's address as it saw it, and no /metrics"
+# Were a forged X-Forwarded-For believed, each bad token below would come from an address
+# of its own and never reach the lockout (RATE_LIMIT_AUTH_FAILURES, 20 by default).
+for attempt in $(seq 1 21); do
+  status=$(request "$base/plants/$plant_id" -H "Authorization: Bearer wrong-token-$attempt-0123456789" \
+    -H "X-Forwarded-For: 198.51.100.$attempt")
+done
+[ "$status" = 429 ] || fail "the 21st bad token, each from a forged address, answered $status (expected 429)"
+note "21 bad tokens from 21 forged addresses: the last one 429, counted against one address"
+status=$(request "$base/plants/$plant_id" -H "Authorization: Bearer $token" -H 'X-Forwarded-For: 198.51.100.21')
+[ "$status" = 200 ] || fail "a valid token from the locked-out address answered $status (expected 200)"
+note "A valid token from that address: 200"
+status=$(request "$base/metrics")
+[ "$status" = 404 ] || fail "GET /metrics through nginx answered $status (expected 404: METRICS_PORT)"
+note "GET /metrics through nginx: 404"
+
 step "Both replicas answering"
 # Each request carries its own id, which the replica that answers logs.
 for i in $(seq 1 20); do
@@ -246,7 +262,7 @@ step "Rate limits in Redis, shared by the replicas"
 for id in "${replicas[@]}"; do
   name=$(docker inspect --format '{{.Name}}' "$id")
   up=$(timeout 30 docker exec "$id" node -e '
-    fetch("http://127.0.0.1:3000/metrics")
+    fetch("http://127.0.0.1:9464/metrics")
       .then((response) => response.text())
       .then((text) => console.log(/^rate_limit_storage_up (\d+)/m.exec(text)?.[1] ?? "absent"));
   ' 2>&1 || true)

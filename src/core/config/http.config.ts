@@ -40,10 +40,25 @@ export class HttpEnvironment {
   @BooleanVariable()
   REQUIRE_IF_MATCH = false;
 
+  /** Serve `/metrics` on this port only, away from the API's; unset: on the API's port. */
+  @IntegerVariable(0, 65535)
+  METRICS_PORT?: number;
+
+  /** Serve the Swagger UI and the OpenAPI document (`/docs`, `/openapi.json`, `/openapi.yaml`). */
+  @BooleanVariable()
+  DOCS_ENABLED = true;
+
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
-    return Number(env.HTTP_HEADERS_TIMEOUT_MS) > Number(env.HTTP_REQUEST_TIMEOUT_MS)
-      ? ['HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS']
-      : [];
+    const problems: string[] = [];
+    if (Number(env.HTTP_HEADERS_TIMEOUT_MS) > Number(env.HTTP_REQUEST_TIMEOUT_MS)) {
+      problems.push('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS');
+    }
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      problems.push(
+        "METRICS_PORT must differ from PORT: the metrics' port is one the API's callers cannot reach",
+      );
+    }
+    return problems;
   }
 }
 
@@ -57,6 +72,8 @@ export const httpConfig = registerAs('http', () => {
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     requireIfMatch: env.REQUIRE_IF_MATCH,
+    metricsPort: env.METRICS_PORT,
+    docsEnabled: env.DOCS_ENABLED,
   };
 });
 

@@ -6,7 +6,10 @@ import { Public } from '../auth/public.decorator.js';
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { Metrics } from './metrics.js';
 
-/** Prometheus scrapes this; it is no part of the API, so not in the OpenAPI document. */
+/**
+ * Prometheus scrapes this; it is no part of the API, so not in the OpenAPI
+ * document. With METRICS_PORT set it is served there instead (`MetricsServer`).
+ */
 @Public()
 @ApiExcludeController()
 @Controller('metrics')
@@ -18,8 +21,8 @@ export class MetricsController {
 
   @Get()
   scrape(@Res({ passthrough: true }) response: Response): Promise<string> {
-    if (!this.config.metricsEnabled) {
-      // Switched off: the route answers as if it did not exist.
+    if (!this.config.metricsEnabled || this.config.metricsPort !== undefined) {
+      // Switched off, or served elsewhere: the route answers as if it did not exist.
       throw new NotFoundException('Cannot GET /metrics');
     }
     response.setHeader('Content-Type', this.metrics.registry.contentType);
