@@ -31,18 +31,21 @@ describe('start-up and configuration (the compiled service)', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('generates a development token once, prints it, keeps it in .data/dev-token and accepts it', async () => {
+  it('generates a development token once, prints it, keeps it in .data/auth/dev-token and accepts it', async () => {
     // Development's own log format (LOG_FORMAT unset).
     const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, LOG_FORMAT: undefined };
     const first = await startService(env, { cwd: workDir });
-    const token = (await readFile(join(workDir, '.data/dev-token'), 'utf8')).trim();
+    const token = (await readFile(join(workDir, '.data/auth/dev-token'), 'utf8')).trim();
     try {
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(first.output()).toContain(token);
       // Development's log format, pino-pretty's, loaded for it alone: one line a message, not JSON.
       expect(first.output()).toMatch(/INFO.*: .*Plant Store is listening on http:/);
       expect(first.output()).not.toContain('"level":');
-      expect((await stat(join(workDir, '.data/dev-token'))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(workDir, '.data/auth/dev-token'))).mode & 0o777).toBe(0o600);
+      expect((await stat(join(workDir, '.data/auth'))).mode & 0o777).toBe(0o700);
+      // `.data` stays traversable: a root caller's embedded PostgreSQL runs as `postgres` beneath it.
+      expect((await stat(join(workDir, '.data'))).mode & 0o777).toBe(0o755);
       await expect(create(first.url, token, { id: 910_001, name: 'Fern' })).resolves.toBe(200);
     } finally {
       await first.stop();
@@ -54,6 +57,20 @@ describe('start-up and configuration (the compiled service)', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('refuses a kept development token that others may have read, without printing it', async () => {
+    const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL };
+    const first = await startService(env, { cwd: workDir });
+    await first.stop();
+    const token = (await readFile(join(workDir, '.data/auth/dev-token'), 'utf8')).trim();
+    await chmod(join(workDir, '.data/auth/dev-token'), 0o644);
+
+    const { code, output } = await failedStart(env, { cwd: workDir });
+
+    expect(code).toBe(1);
+    expect(output).toContain('.data/auth/dev-token may be read by others (mode 644)');
+    expect(output).not.toContain(token);
   });
 
   it('serves the OpenAPI document the sources emit, and logs under class names: the bundle renames nothing', async () => {

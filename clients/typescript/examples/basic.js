@@ -3,7 +3,7 @@
  * built client, against a running service:
  *
  *   npm run build    (at the repository's root: builds clients/typescript/dist)
- *   PLANT_STORE_URL=http://127.0.0.1:3000 PLANT_STORE_TOKEN=$(cat .data/dev-token) \
+ *   PLANT_STORE_URL=http://127.0.0.1:3000 PLANT_STORE_TOKEN=$(cat .data/auth/dev-token) \
  *     node clients/typescript/examples/basic.js
  */
 import { createPlantStoreClient, PlantStoreError } from '@plant-store/client';
