@@ -1,4 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { jest } from '@jest/globals';
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+
+import { READINESS_CACHE_MS } from '../src/core/health/database.health.js';
 
 import { AUTH, newPlant } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
@@ -44,6 +50,30 @@ describe('health, logs and metrics', () => {
     expect(live.status).toBe(200);
     expect(ready.status).toBe(200);
     expect(ready.body).toMatchObject({ status: 'ok', info: { database: { status: 'up' } } });
+  });
+
+  it('answers readiness checks of the same second with one database ping', async () => {
+    // The pool itself, watched rather than replaced: the pings still reach PostgreSQL.
+    const query = jest.spyOn(testApp.app.get(DataSource), 'query');
+    try {
+      await sleep(READINESS_CACHE_MS);
+      const checks = await Promise.all(
+        Array.from({ length: 20 }, () => request(testApp.server).get('/health/ready')),
+      );
+      for (let check = 0; check < 10; check++) {
+        checks.push(await request(testApp.server).get('/health/ready'));
+      }
+      const pings = () => query.mock.calls.filter(([sql]) => sql === 'SELECT 1').length;
+
+      expect(checks.map(({ status }) => status)).toStrictEqual(Array(30).fill(200));
+      expect(pings()).toBeLessThanOrEqual(2);
+
+      await sleep(READINESS_CACHE_MS);
+      await request(testApp.server).get('/health/ready').expect(200);
+      expect(pings()).toBeGreaterThanOrEqual(2);
+    } finally {
+      query.mockRestore();
+    }
   });
 
   it('logs one JSON line per request: method, route, status, duration and request id', async () => {

@@ -3,11 +3,21 @@ import { type HealthCheckAttempt, HealthIndicatorService } from '@nestjs/terminu
 import { DataSource } from 'typeorm';
 
 /**
+ * How long one ping's answer stands for every readiness check: the probe is
+ * public, so without it each unauthenticated call would cost a query.
+ */
+export const READINESS_CACHE_MS = 1_000;
+
+/**
  * Pings PostgreSQL through the service's own pool, so "ready" means the
- * connections the requests use can reach the database.
+ * connections the requests use can reach the database. One ping, answered or
+ * failed, serves every check of the next second, and checks arriving while it
+ * runs wait for it rather than send their own.
  */
 @Injectable()
 export class DatabaseHealthIndicator {
+  private recent?: { readonly at: number; readonly ping: Promise<void> };
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly indicators: HealthIndicatorService,
@@ -16,9 +26,18 @@ export class DatabaseHealthIndicator {
   ping(key: string, timeoutMs: number): HealthCheckAttempt {
     return this.indicators
       .check(key)
-      .attempt(async () => {
-        await this.dataSource.query('SELECT 1');
-      })
+      .attempt(() => this.sharedPing())
       .withTimeout(timeoutMs);
+  }
+
+  private sharedPing(): Promise<void> {
+    const now = Date.now();
+    if (!this.recent || now - this.recent.at >= READINESS_CACHE_MS) {
+      const ping = this.dataSource.query('SELECT 1').then(() => undefined);
+      // Each check handles the outcome; the shared promise itself must not count as unhandled.
+      ping.catch(() => undefined);
+      this.recent = { at: now, ping };
+    }
+    return this.recent.ping;
   }
 }
