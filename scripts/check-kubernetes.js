@@ -664,6 +664,27 @@ function projectProblems(objects, { allowedSecrets = [] } = {}) {
       if (port !== undefined && !ports.some((entry) => entry.containerPort === Number(port))) {
         report(workload, `${where}.env: PORT=${port} is not one of the container's ports`);
       }
+      const metricsPort = byName.get('METRICS_PORT')?.value;
+      if (metricsPort === undefined) {
+        report(
+          workload,
+          `${where}.env: METRICS_PORT is missing: /metrics would be served on the API's port, which the Ingress exposes`,
+        );
+      } else if (
+        !ports.some((entry) => entry.name === 'metrics' && entry.containerPort === Number(metricsPort))
+      ) {
+        report(
+          workload,
+          `${where}.env: METRICS_PORT=${metricsPort} is not the container's port named metrics`,
+        );
+      }
+      const trustProxy = byName.get('TRUST_PROXY')?.value;
+      if (trustProxy !== undefined && !/^\d+$/.test(trustProxy)) {
+        report(
+          workload,
+          `${where}.env: TRUST_PROXY=${trustProxy} trusts every address it names, and any of them may forge X-Forwarded-For: give the number of proxy hops in front (1)`,
+        );
+      }
       const probes = [
         ['readinessProbe', '/health/ready', true],
         ['livenessProbe', '/health/live', true],
@@ -727,6 +748,46 @@ function projectProblems(objects, { allowedSecrets = [] } = {}) {
       );
       if (selected.length > 0 && !served) {
         report(service, `spec.ports[${index}].targetPort: ${target} is not a port of the pods it selects`);
+      }
+    }
+  }
+  for (const workload of workloads) {
+    const { labels: podLabels, spec } = podSpecOf(workload);
+    const policies = ofKind('NetworkPolicy').filter((policy) =>
+      matchesSelector(policy.spec?.podSelector?.matchLabels, podLabels),
+    );
+    const types = new Set(policies.flatMap((policy) => policy.spec?.policyTypes ?? []));
+    if (!types.has('Ingress') || !types.has('Egress')) {
+      report(
+        workload,
+        'no NetworkPolicy limits both what reaches its pods and what they reach (policyTypes Ingress and Egress)',
+      );
+    }
+    const portNames = new Set(
+      (spec.containers ?? []).flatMap((container) =>
+        (container.ports ?? []).flatMap((entry) => [entry.name, entry.containerPort]),
+      ),
+    );
+    for (const policy of policies) {
+      for (const [index, rule] of (policy.spec?.ingress ?? []).entries()) {
+        if (!rule.ports?.length) {
+          report(policy, `spec.ingress[${index}] allows every port: name the ports it opens`);
+        }
+        for (const entry of rule.ports ?? []) {
+          if (!portNames.has(entry.port)) {
+            report(
+              policy,
+              `spec.ingress[${index}].ports: ${entry.port} is not a port of the pods it selects`,
+            );
+          }
+        }
+      }
+    }
+  }
+  for (const service of ofKind('Service')) {
+    for (const [index, entry] of (service.spec?.ports ?? []).entries()) {
+      if (entry.targetPort === 'metrics' || entry.name === 'metrics') {
+        report(service, `spec.ports[${index}] routes the metrics port, which only Prometheus should reach`);
       }
     }
   }
@@ -1025,6 +1086,36 @@ const SELF_TESTS = [
     'a selector that misses the template',
     (o) => (find(o, 'Deployment').spec.selector.matchLabels.tier = 'x'),
     /selector\.matchLabels does not match/,
+  ],
+  [
+    'no NetworkPolicy',
+    (o) => o.splice(o.indexOf(find(o, 'NetworkPolicy')), 1),
+    /no NetworkPolicy limits both what reaches its pods and what they reach/,
+  ],
+  [
+    'a NetworkPolicy that opens every port',
+    (o) => delete find(o, 'NetworkPolicy').spec.ingress[0].ports,
+    /spec\.ingress\[0\] allows every port/,
+  ],
+  [
+    'a NetworkPolicy on an unknown port',
+    (o) => (find(o, 'NetworkPolicy').spec.ingress[0].ports[0].port = 'web'),
+    /spec\.ingress\[0\]\.ports: web is not a port of the pods/,
+  ],
+  [
+    'metrics on the API’s port',
+    (o) => container(o).env.splice(container(o).env.indexOf(envVar(o, 'METRICS_PORT')), 1),
+    /METRICS_PORT is missing/,
+  ],
+  [
+    'a Service that routes the metrics port',
+    (o) => find(o, 'Service').spec.ports.push({ name: 'metrics', port: 9464, targetPort: 'metrics' }),
+    /routes the metrics port/,
+  ],
+  [
+    'TRUST_PROXY as subnets',
+    (o) => (envVar(o, 'TRUST_PROXY').value = 'loopback,uniquelocal'),
+    /TRUST_PROXY=loopback,uniquelocal trusts every address it names/,
   ],
   [
     'no app.kubernetes.io labels',
