@@ -92,7 +92,7 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
   it('says at start-up that it traces, and where to, with neither the credentials nor the headers', () => {
     const output = service.output();
     expect(output).toContain(
-      `"context":"Tracing","msg":"Tracing is on: spans go to ${collector.url}/v1/traces (OTLP over HTTP, JSON), sampler parentbased_always_on"`,
+      `"context":"Tracing","msg":"Tracing is on: spans go to ${collector.url}/v1/traces (OTLP http/protobuf), sampler parentbased_always_on"`,
     );
     expect(output).not.toContain(collectorPassword);
     expect(output).not.toContain(collectorApiKey);
@@ -246,10 +246,15 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
     const exported = collector.payloads.join('\n');
     expect(sent.filter((value) => exported.includes(value))).toStrictEqual([]);
   });
+
+  it('speaks protobuf, the specification’s default, when no protocol is set', () => {
+    expect(collector.contentTypes.length).toBeGreaterThan(0);
+    expect(new Set(collector.contentTypes)).toStrictEqual(new Set(['application/x-protobuf']));
+  });
 });
 
-describe('traces at shutdown', () => {
-  it('are exported before the process exits on SIGTERM', async () => {
+describe('traces at shutdown, over http/json', () => {
+  it('are exported before the process exits on SIGTERM, in the encoding the traces’ own variable names', async () => {
     const collector = new OtlpReceiver();
     await collector.start();
     let service: ServiceProcess | undefined;
@@ -259,6 +264,9 @@ describe('traces at shutdown', () => {
         AUTH_TOKENS: TEST_TOKEN,
         DATABASE_URL: process.env.DATABASE_URL,
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+        // The signal's own variable wins over the general one.
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         // Nothing goes out on a timer during the test: only the shutdown exports.
         OTEL_BSP_SCHEDULE_DELAY: '600000',
       });
@@ -271,6 +279,8 @@ describe('traces at shutdown', () => {
         expect.arrayContaining(['POST /plants', 'PlantsController.create', 'plants batch insert']),
       );
       expect(collector.trace(traceId).some(isInsert)).toBe(true);
+      expect(new Set(collector.contentTypes)).toStrictEqual(new Set(['application/json']));
+      expect(service.output()).toContain('(OTLP http/json)');
     } finally {
       await service?.stop('SIGKILL');
       await collector.stop();

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 
+import protobuf from 'protobufjs';
+
 /** OTLP's span kinds (SPAN_KIND_*). */
 export const SpanKind = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
 
@@ -50,14 +52,73 @@ interface ExportTraceServiceRequest {
 }
 
 /**
+ * The part of OTLP's `ExportTraceServiceRequest` the tests read, with the
+ * field numbers of opentelemetry-proto's `trace.proto`, `common.proto` and
+ * `resource.proto`.
+ */
+const OTLP_TRACES = protobuf.Root.fromJSON({
+  nested: {
+    ExportTraceServiceRequest: {
+      fields: { resourceSpans: { rule: 'repeated', type: 'ResourceSpans', id: 1 } },
+    },
+    ResourceSpans: {
+      fields: {
+        resource: { type: 'Resource', id: 1 },
+        scopeSpans: { rule: 'repeated', type: 'ScopeSpans', id: 2 },
+      },
+    },
+    Resource: { fields: { attributes: { rule: 'repeated', type: 'KeyValue', id: 1 } } },
+    ScopeSpans: { fields: { spans: { rule: 'repeated', type: 'Span', id: 2 } } },
+    Span: {
+      fields: {
+        traceId: { type: 'bytes', id: 1 },
+        spanId: { type: 'bytes', id: 2 },
+        parentSpanId: { type: 'bytes', id: 4 },
+        name: { type: 'string', id: 5 },
+        kind: { type: 'int32', id: 6 },
+        attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
+        links: { rule: 'repeated', type: 'Link', id: 13 },
+        status: { type: 'Status', id: 15 },
+      },
+    },
+    Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 } } },
+    Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
+    KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
+    AnyValue: {
+      fields: {
+        stringValue: { type: 'string', id: 1 },
+        boolValue: { type: 'bool', id: 2 },
+        intValue: { type: 'int64', id: 3 },
+        doubleValue: { type: 'double', id: 4 },
+        arrayValue: { type: 'ArrayValue', id: 5 },
+      },
+    },
+    ArrayValue: { fields: { values: { rule: 'repeated', type: 'AnyValue', id: 1 } } },
+  },
+}).lookupType('ExportTraceServiceRequest');
+
+/** A protobuf payload as its JSON encoding reads: ids in hex, int64s as strings, absent fields left out. */
+function fromProtobuf(body: Buffer): ExportTraceServiceRequest {
+  const decoded = OTLP_TRACES.toObject(OTLP_TRACES.decode(body), { longs: String, bytes: String });
+  return JSON.parse(JSON.stringify(decoded), (key, value: unknown) =>
+    ['traceId', 'spanId', 'parentSpanId'].includes(key) && typeof value === 'string'
+      ? Buffer.from(value, 'base64').toString('hex')
+      : value,
+  ) as ExportTraceServiceRequest;
+}
+
+/**
  * An OTLP/HTTP trace receiver on loopback, as a collector would run one: it
- * takes `POST /v1/traces` in JSON (`http/json`), and keeps each payload as
- * sent and each span, decoded.
+ * takes `POST /v1/traces` in protobuf (`http/protobuf`) or JSON (`http/json`),
+ * and keeps each payload as sent and each span, decoded, with the encodings
+ * it came in.
  */
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
-  /** Every payload's text, to look for what must never be exported. */
+  /** Every payload's text (protobuf's strings are in it as they are), to look for what must never be exported. */
   readonly payloads: string[] = [];
+  /** Each payload's content type, in order. */
+  readonly contentTypes: string[] = [];
   private server?: Server;
 
   get url(): string {
@@ -70,15 +131,19 @@ export class OtlpReceiver {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         const body = Buffer.concat(chunks);
-        const text = (request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString();
+        const payload = request.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body;
+        const type = request.headers['content-type']?.split(';')[0].trim() ?? '';
         if (request.method !== 'POST' || request.url !== '/v1/traces') {
           response.writeHead(404).end();
-        } else if (!request.headers['content-type']?.startsWith('application/json')) {
-          response.writeHead(415).end();
+        } else if (type === 'application/x-protobuf') {
+          this.received(type, payload.toString('latin1'), fromProtobuf(payload));
+          response.writeHead(200, { 'Content-Type': type }).end();
+        } else if (type === 'application/json') {
+          const text = payload.toString();
+          this.received(type, text, JSON.parse(text) as ExportTraceServiceRequest);
+          response.writeHead(200, { 'Content-Type': type }).end('{}');
         } else {
-          this.payloads.push(text);
-          this.spans.push(...decode(JSON.parse(text) as ExportTraceServiceRequest));
-          response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+          response.writeHead(415).end();
         }
       });
     });
@@ -89,6 +154,12 @@ export class OtlpReceiver {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
+  }
+
+  private received(type: string, text: string, request: ExportTraceServiceRequest): void {
+    this.contentTypes.push(type);
+    this.payloads.push(text);
+    this.spans.push(...decode(request));
   }
 
   /** The spans of one trace. */

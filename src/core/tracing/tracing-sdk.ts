@@ -4,7 +4,8 @@ import { format } from 'node:util';
 
 import { diag, type DiagLogger, DiagLogLevel } from '@opentelemetry/api';
 import { diagLogLevelFromString, type ExportResult } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
@@ -14,6 +15,7 @@ import { ATTR_SERVICE_NAME, ATTR_URL_QUERY } from '@opentelemetry/semantic-conve
 import type { Logger } from 'pino';
 
 import { traceNestHandlers } from './nest-spans.js';
+import type { TracesProtocol } from './tracing-settings.js';
 
 /** Probes and scrapes: frequent, and of no interest in a trace. */
 const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
@@ -22,14 +24,16 @@ const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
  * Registers the OpenTelemetry SDK, configured by the OTEL_* variables
  * (sampler, batching, exporter headers and timeout, resource), with spans for
  * incoming HTTP requests (node:http), PostgreSQL statements (pg), and Nest's
- * guards and handlers. Answers the SDK's shutdown, which exports the spans
- * still buffered.
+ * guards and handlers, exported over OTLP/HTTP in `protocol`'s encoding.
+ * Answers the SDK's shutdown, which exports the spans still buffered.
  */
-export async function startSdk(logger: Logger): Promise<() => Promise<void>> {
+export async function startSdk(logger: Logger, protocol: TracesProtocol): Promise<() => Promise<void>> {
+  // Either reads the endpoint, headers, compression and timeout from the OTEL_* variables itself.
+  const exporter = protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
   const sdk = new NodeSDK({
     // OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, which the SDK reads, win over this default.
     resource: defaultResource().merge(resourceFromAttributes({ [ATTR_SERVICE_NAME]: 'plant-store' })),
-    traceExporter: new WithoutStatusDescriptions(new OTLPTraceExporter()),
+    traceExporter: new WithoutStatusDescriptions(exporter),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),

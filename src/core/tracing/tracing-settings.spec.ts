@@ -71,10 +71,22 @@ describe('tracingSettings', () => {
     ).toMatchObject({ sampler: 'parentbased_traceidratio 0.01' });
   });
 
-  it('lists what it cannot follow: another protocol than http/json, another exporter than otlp', () => {
+  it('encodes spans in protobuf by default, or as the traces’ own variable, then the general one, say', () => {
+    expect(tracingSettings(endpoint)).toMatchObject({ protocol: 'http/protobuf', unsupported: [] });
     expect(tracingSettings({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toMatchObject({
+      protocol: 'http/json',
       unsupported: [],
     });
+    expect(
+      tracingSettings({
+        ...endpoint,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf',
+      }),
+    ).toMatchObject({ protocol: 'http/protobuf', unsupported: [] });
+  });
+
+  it('lists what it cannot follow: gRPC, another exporter than otlp', () => {
     expect(
       tracingSettings({
         ...endpoint,
@@ -83,8 +95,9 @@ describe('tracingSettings', () => {
         OTEL_TRACES_EXPORTER: 'otlp,console',
       }),
     ).toMatchObject({
+      protocol: 'http/protobuf',
       unsupported: [
-        'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc (spans are sent as http/json)',
+        'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc (spans are sent as http/protobuf)',
         'OTEL_TRACES_EXPORTER=console (spans go to the OTLP endpoint only)',
       ],
     });

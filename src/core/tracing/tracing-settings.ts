@@ -6,13 +6,17 @@ export type TracingSettings =
       readonly endpoint: string;
       /** The sampler, as configured or by default. */
       readonly sampler: string;
+      /** How spans are encoded for the OTLP receiver. */
+      readonly protocol: TracesProtocol;
       /** Settings the service cannot follow, for a warning. */
       readonly unsupported: readonly string[];
     }
   | { readonly enabled: false; readonly reason: string };
 
-/** The one encoding the service's exporter speaks. */
-export const TRACES_PROTOCOL = 'http/json';
+/** The OTLP encodings the service speaks: protobuf, the specification's default, and JSON. */
+export const TRACES_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type TracesProtocol = (typeof TRACES_PROTOCOLS)[number];
+const DEFAULT_TRACES_PROTOCOL: TracesProtocol = 'http/protobuf';
 
 /**
  * Reads the few OTEL_* variables that decide whether tracing starts at all;
@@ -51,11 +55,15 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
   }
 
   const unsupported: string[] = [];
+  // The signal's own variable wins over the general one, as the specification says.
+  let protocol = DEFAULT_TRACES_PROTOCOL;
   for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
-    const protocol = read(name);
-    if (protocol) {
-      if (protocol !== TRACES_PROTOCOL) {
-        unsupported.push(`${name}=${protocol} (spans are sent as ${TRACES_PROTOCOL})`);
+    const configured = read(name);
+    if (configured) {
+      if ((TRACES_PROTOCOLS as readonly string[]).includes(configured)) {
+        protocol = configured as TracesProtocol;
+      } else {
+        unsupported.push(`${name}=${configured} (spans are sent as ${DEFAULT_TRACES_PROTOCOL})`);
       }
       break;
     }
@@ -74,6 +82,7 @@ export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
     enabled: true,
     endpoint: `${url.origin}${url.pathname}`,
     sampler: ratio === undefined ? sampler : `${sampler} ${ratio}`,
+    protocol,
     unsupported,
   };
 }

@@ -34,9 +34,9 @@ export async function startTracing(): Promise<void> {
   }
 
   const { startSdk } = await import('./tracing-sdk.js');
-  const shutdown = await startSdk(root);
+  const shutdown = await startSdk(root, settings.protocol);
   logger.info(
-    `Tracing is on: spans go to ${settings.endpoint} (OTLP over HTTP, JSON), sampler ${settings.sampler}`,
+    `Tracing is on: spans go to ${settings.endpoint} (OTLP ${settings.protocol}), sampler ${settings.sampler}`,
   );
   for (const setting of settings.unsupported) {
     logger.warn(`Tracing ignores ${setting}`);
