@@ -217,6 +217,59 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
     }
   });
 
+  it('links each delivery to the request whose change stored the event, a batched create’s or an update’s', async () => {
+    const creates = Array.from({ length: 3 }, () => ({ ...callerTrace(), plant: newPlant() }));
+    const update = callerTrace();
+    sent.push(...creates.flatMap(({ plant }) => [plant.name, plant.tag]));
+    expect(
+      (
+        await Promise.all(creates.map(({ plant, traceparent }) => create(service.url, plant, traceparent)))
+      ).map(({ status }) => status),
+    ).toStrictEqual([200, 200, 200]);
+    const changed = await fetch(`${service.url}/plants/${creates[0].plant.id}`, {
+      method: 'PATCH',
+      headers: {
+        Authorization: `Bearer ${TEST_TOKEN}`,
+        'Content-Type': 'application/merge-patch+json',
+        traceparent: update.traceparent,
+      },
+      body: JSON.stringify({ tag: null }),
+    });
+    expect(changed.status).toBe(200);
+
+    const expectations = [
+      ...creates.map(({ traceId, plant }) => ({
+        traceId,
+        id: plant.id,
+        type: 'plant.created',
+        handlerName: 'PlantsController.create',
+      })),
+      {
+        traceId: update.traceId,
+        id: creates[0].plant.id,
+        type: 'plant.updated',
+        handlerName: 'PlantsController.update',
+      },
+    ];
+    for (const { traceId, id, type, handlerName } of expectations) {
+      const delivery = () =>
+        webhooks.received.find(
+          (received) =>
+            received.headers['webhook-event-type'] === type &&
+            (JSON.parse(received.body) as { id: number }).id === id,
+        );
+      await eventually(() => delivery() !== undefined, 10_000);
+      const [, deliveryTrace, deliverySpan] = TRACEPARENT.exec(String(delivery()!.headers.traceparent)) ?? [];
+      const handler = () => collector.trace(traceId).find((span) => span.name === handlerName);
+      const attempt = () => collector.trace(deliveryTrace).find((span) => span.spanId === deliverySpan);
+      await eventually(() => handler() !== undefined && attempt() !== undefined, 10_000);
+
+      // The delivery's own trace is not the request's: it links to it, as a consumer to its producer.
+      expect(deliveryTrace).not.toBe(traceId);
+      expect(attempt()!.links).toStrictEqual([{ traceId, spanId: handler()!.spanId }]);
+    }
+  });
+
   it('keeps query strings out of spans, and does not trace health probes', async () => {
     const tag = `query-${randomBytes(6).toString('hex')}`;
     sent.push(tag);

@@ -288,7 +288,7 @@ describe('EntityWriter', () => {
       return { events: { outbox, dispatcher: { nudge: () => nudges++ } }, nudges: () => nudges };
     }
 
-    it('records the events in the insert itself, the subscribers its last parameter, and nudges once a batch', async () => {
+    it('records the events in the insert itself, then the subscribers and each row’s trace context, and nudges once a batch', async () => {
       const subscribers = events(['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b']);
       writer = writerOf({ created: { event: 'thing.created' } }, subscribers.events);
 
@@ -306,6 +306,8 @@ describe('EntityWriter', () => {
         ['Fern', 'Fern'],
         [null, null],
         ['http://127.0.0.1:9/a', 'http://127.0.0.1:9/b'],
+        // No trace context without tracing: the events carry none.
+        [null, null],
       ]);
       expect(subscribers.nudges()).toBe(2);
     });

@@ -1,6 +1,8 @@
+import { type Context, context } from '@opentelemetry/api';
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 
 import { stringifyJson } from '../http/json.js';
+import { traceparentOf } from '../tracing/trace-context.js';
 import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import type { WebhookOutbox } from '../webhooks/webhook-outbox.js';
 import { isDatabaseUnavailableError } from './database-errors.js';
@@ -187,6 +189,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
         this.table.column(property),
       );
       const returned = [...new Set([key, ...payload])].map((column) => quote(column.databaseName));
+      const keyParameter = `$${columns.indexOf(key) + 1}::${this.table.typeOf(key)}[]`;
       const withEvents = this.table.statement(
         'insert-batch-with-events',
         [
@@ -195,9 +198,13 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
           `),`,
           events.outbox.rowEventsSql('events', {
             eventType: options.created.event,
-            rows: 'inserted',
+            // Each row's trace context, by its key: the rows an INSERT returns come in no set order.
+            rows:
+              `inserted JOIN unnest(${keyParameter}, $${columns.length + 2}::text[]) ` +
+              `AS producer (producer_key, producer_traceparent) ON producer.producer_key = inserted.${quote(key.databaseName)}`,
             payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
             subscribersParameter: `$${columns.length + 1}`,
+            traceparent: 'producer.producer_traceparent',
           }),
           `SELECT ${this.table.asText(key)} AS "key" FROM inserted`,
         ].join('\n'),
@@ -247,7 +254,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     this.removeSubscribers = subscribed && remove.withEvents ? subscribed : undefined;
     this.statements = statements;
 
-    this.batch = new NaturalBatch((rows) => this.store(rows), {
+    this.batch = new NaturalBatch((rows, contexts) => this.store(rows, contexts), {
       concurrency: options.concurrency,
       maxBatchSize: options.maxBatchSize,
       retryAlone: (error) => !isDatabaseUnavailableError(error),
@@ -260,7 +267,10 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     return this.batch.submit(row);
   }
 
-  private async store(rows: Array<WriteRow<E, K>>): Promise<Array<WriteOutcome<E, K> | ItemFailure>> {
+  private async store(
+    rows: Array<WriteRow<E, K>>,
+    contexts: ReadonlyArray<Context | undefined>,
+  ): Promise<Array<WriteOutcome<E, K> | ItemFailure>> {
     const outcomes = new Array<WriteOutcome<E, K> | ItemFailure | undefined>(rows.length);
     let waiting = rows.map((_, index) => index);
     for (let attempt = 1; ; attempt++) {
@@ -272,7 +282,11 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
           first.set(key, index);
         }
       }
-      const inserted = await this.insert([...first.values()].map((index) => rows[index]));
+      const sent = [...first.values()];
+      const inserted = await this.insert(
+        sent.map((index) => rows[index]),
+        sent.map((index) => contexts[index]),
+      );
       const stored = new Map<string, WriteRow<E, K>>();
       const taken: string[] = [];
       for (const [key, index] of first) {
@@ -380,7 +394,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     subscribers: readonly string[] | undefined,
   ): Promise<ChangeOutcome<E, K>> {
     if (subscribers) {
-      values.push(subscribers);
+      values.push(subscribers, traceparentOf(context.active()));
     }
     const { rows } = await postgresPool(this.dataSource).query<
       VersionedWriteRow<E, K> & Record<typeof FOUND, boolean>
@@ -429,7 +443,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
    * An update's or a delete's statement, plain and with its events:
    * `$1` the key, `$2` the versions the row may be at (null: any), for an
    * update a pair per changeable property (whether to set it, its value),
-   * and last the subscribers. It answers one row: the row changed (its key
+   * and last the subscribers and the change's `traceparent`, with events. It answers one row: the row changed (its key
    * null when none was), and whether the key had a row in the statement's
    * snapshot, which tells a stale version from a missing row.
    */
@@ -510,6 +524,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
           rows: 'changed',
           payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
           subscribersParameter: `$${parameter}`,
+          traceparent: `$${parameter + 1}`,
         }),
         ...answer,
       ].join('\n'),
@@ -521,13 +536,16 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     return String(row[this.keyProperty]);
   }
 
-  /** Inserts the rows, and answers the keys it inserted. */
-  private async insert(rows: Array<WriteRow<E, K>>): Promise<Set<string>> {
+  /** Inserts the rows, and answers the keys it inserted; their events carry the callers' trace contexts. */
+  private async insert(
+    rows: Array<WriteRow<E, K>>,
+    contexts: ReadonlyArray<Context | undefined>,
+  ): Promise<Set<string>> {
     const values: unknown[] = this.properties.map((property, index) =>
       this.json[index] ? rows.map((row) => jsonText(row[property])) : rows.map((row) => row[property]),
     );
     if (this.subscribers) {
-      values.push(this.subscribers);
+      values.push(this.subscribers, contexts.map(traceparentOf));
     }
     const { rows: returned } = await postgresPool(this.dataSource).query<{ key: string }>({
       ...this.insertStatement,

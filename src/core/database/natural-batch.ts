@@ -43,14 +43,19 @@ interface Waiting<I, O> {
  *
  * `run` answers a batch's items with one outcome each, in their order (an
  * `ItemFailure` fails that item alone); when it throws, every item of the
- * batch fails with its error, or is run again alone (`retryAlone`).
+ * batch fails with its error, or is run again alone (`retryAlone`). It is
+ * given the callers' trace contexts too, in the same order (with `span`;
+ * else none), for work that carries each one's context further.
  */
 export class NaturalBatch<I, O> {
   private readonly queue: Array<Waiting<I, O>> = [];
   private inFlight = 0;
 
   constructor(
-    private readonly run: (items: I[]) => Promise<ArrayLike<O | ItemFailure>>,
+    private readonly run: (
+      items: I[],
+      contexts: ReadonlyArray<Context | undefined>,
+    ) => Promise<ArrayLike<O | ItemFailure>>,
     private readonly options: NaturalBatchOptions,
   ) {}
 
@@ -113,7 +118,10 @@ export class NaturalBatch<I, O> {
   private async settle(batch: Array<Waiting<I, O>>): Promise<void> {
     let outcomes: ArrayLike<O | ItemFailure>;
     try {
-      outcomes = await this.run(batch.map(({ item }) => item));
+      outcomes = await this.run(
+        batch.map(({ item }) => item),
+        batch.map(({ context: caller }) => caller),
+      );
     } catch (error) {
       if (batch.length > 1 && this.options.retryAlone?.(error)) {
         await Promise.all(batch.map((waiting) => this.answer([waiting])));

@@ -52,6 +52,13 @@ export class WebhookDelivery {
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt!: Date | null;
 
+  /**
+   * The W3C `traceparent` of the change the event announces, when it was
+   * traced: each delivery attempt's span links to it.
+   */
+  @Column({ type: 'varchar', length: 55, nullable: true })
+  traceparent!: string | null;
+
   /** When the last attempt failed and the event was given up: its retention counts from here. */
   @Column({ name: 'dead_at', type: 'timestamptz', nullable: true })
   deadAt!: Date | null;

@@ -13,6 +13,7 @@ import { DataSource } from 'typeorm';
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { postgresPool, type Queryable } from '../database/postgres-pool.js';
 import { Metrics } from '../metrics/metrics.js';
+import { spanContextOf } from '../tracing/trace-context.js';
 import { tracer } from '../tracing/tracer.js';
 import {
   signWebhook,
@@ -29,6 +30,7 @@ interface Claimed {
   readonly subscriber: string;
   readonly payload: string;
   readonly attempts: number;
+  readonly traceparent: string | null;
 }
 
 /** Events claimed per round: each goes out at once, each with its own timeout. */
@@ -52,7 +54,7 @@ const CLAIM_SQL = `
   ) AS due
   WHERE delivery.id = due.id
   RETURNING delivery.id::text, delivery.event_id, delivery.event_type, delivery.subscriber, delivery.payload,
-            delivery.attempts`;
+            delivery.attempts, delivery.traceparent`;
 
 /**
  * Delivers the outbox to the subscribers, in the background, at least once:
@@ -189,7 +191,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /**
    * One attempt; answers why it failed, or undefined when the subscriber took
    * the event. Each attempt is a span of its own, whose context goes with the
-   * request (`traceparent`), so that the subscriber's work joins its trace.
+   * request (`traceparent`), so that the subscriber's work joins its trace;
+   * it links to the span of the change that stored the event, as
+   * OpenTelemetry's messaging conventions link a consumer to its producer,
+   * so that a delivery leads back to the request that caused it.
    */
   private send(delivery: Claimed): Promise<string | undefined> {
     const subscriber = URL.parse(delivery.subscriber);
@@ -205,9 +210,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       'webhook.event.type': delivery.event_type,
       'webhook.attempt': delivery.attempts,
     };
+    const producer = spanContextOf(delivery.traceparent);
     return tracer.startActiveSpan(
       `webhook ${delivery.event_type}`,
-      { kind: SpanKind.CLIENT, attributes },
+      { kind: SpanKind.CLIENT, attributes, links: producer ? [{ context: producer }] : [] },
       async (span) => {
         let failure: string | undefined;
         try {

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import type { EntityManager, QueryRunner } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { stringifyJson } from '../http/json.js';
+import { traceparentOf } from '../tracing/trace-context.js';
 
 /**
  * `<resource>.<event>` in lower case (`plant.created`, `order.shipped`), at
@@ -19,8 +21,8 @@ export type TransactionQuery = Pick<EntityManager, 'query'> | Pick<QueryRunner, 
 
 /** One row per subscriber, all under the same event id, the subscribers being the statement's array parameter. */
 const ENQUEUE_SQL = `
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
-  SELECT $1::uuid, $2, subscriber.url, $3
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
+  SELECT $1::uuid, $2, subscriber.url, $3, $5
   FROM unnest($4::text[]) AS subscriber (url)`;
 
 /**
@@ -39,6 +41,10 @@ const ENQUEUE_SQL = `
  * A statement that inserts many rows at once announces each of them in
  * itself, with the CTE `rowEventsSql` renders (as `EntityWriter` does for
  * `plant.created`), where a statement of its own would cost a round trip.
+ *
+ * Each event carries the trace context of the change it announces (its
+ * `traceparent`, when traced), as OpenTelemetry's messaging conventions have
+ * a producer do: each delivery's span links back to it.
  */
 @Injectable()
 export class WebhookOutbox {
@@ -56,7 +62,8 @@ export class WebhookOutbox {
    * id: in the same statement, so the same transaction, as the rows. The
    * payload is a JSON object of the given members, a `bigint` as a number
    * with all its digits, a null member left out. The subscribers are the
-   * statement's parameter `subscribersParameter` (give it `subscribers`).
+   * statement's parameter `subscribersParameter` (give it `subscribers`);
+   * each row's trace context is what `traceparent` says (null when unset).
    * The text depends on its arguments alone, not on the configuration.
    */
   rowEventsSql(name: string, events: RowEvents): string {
@@ -64,11 +71,12 @@ export class WebhookOutbox {
     const members = events.payload.map(([key, column]) => `${literal(key)}, ${column}`).join(', ');
     return [
       `${name} AS (`,
-      `  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)`,
-      `  SELECT event.id, ${literal(events.eventType)}, subscriber.url, event.payload`,
+      `  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)`,
+      `  SELECT event.id, ${literal(events.eventType)}, subscriber.url, event.payload, event.traceparent`,
       `  FROM (`,
       // gen_random_uuid() is volatile: the subquery is not flattened, so each row's subscribers share its id.
-      `    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object(${members}))::text AS payload`,
+      `    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object(${members}))::text AS payload,`,
+      `      ${events.traceparent ?? 'NULL'}::text AS traceparent`,
       `    FROM ${events.rows}`,
       `  ) AS event`,
       `  CROSS JOIN unnest(${events.subscribersParameter}::text[]) AS subscriber (url)`,
@@ -96,7 +104,13 @@ export class WebhookOutbox {
       return undefined;
     }
     const eventId = randomUUID();
-    await transaction.query(ENQUEUE_SQL, [eventId, eventType, body, this.config.urls]);
+    await transaction.query(ENQUEUE_SQL, [
+      eventId,
+      eventType,
+      body,
+      this.config.urls,
+      traceparentOf(context.active()),
+    ]);
     return eventId;
   }
 }
@@ -111,6 +125,8 @@ export interface RowEvents {
   readonly payload: ReadonlyArray<readonly [key: string, column: string]>;
   /** The statement's parameter that carries the subscribers: `$4`. */
   readonly subscribersParameter: string;
+  /** Each row's `traceparent`: a column of `rows`, or a parameter for a row alone (`$5`). Unset: none. */
+  readonly traceparent?: string;
 }
 
 function checkEventType(eventType: string): void {

@@ -55,7 +55,7 @@ SELECT * FROM unnest($1::bigint[], $2::character varying[], $3::character varyin
 ON CONFLICT ("id") DO NOTHING
 RETURNING "id"::text AS "key";
 
--- EntityWriter(Plant) plants-insert-batch-with-events-Tvm2Kp7bf7NBLbTW
+-- EntityWriter(Plant) plants-insert-batch-with-events-UAHpDgLj3H_02oo2
 WITH inserted AS (
   INSERT INTO "plants" ("id", "name", "tag")
   SELECT * FROM unnest($1::bigint[], $2::character varying[], $3::character varying[])
@@ -63,11 +63,12 @@ WITH inserted AS (
   RETURNING "id", "name", "tag"
 ),
 events AS (
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
-  SELECT event.id, 'plant.created', subscriber.url, event.payload
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
+  SELECT event.id, 'plant.created', subscriber.url, event.payload, event.traceparent
   FROM (
-    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload
-    FROM inserted
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload,
+      producer.producer_traceparent::text AS traceparent
+    FROM inserted JOIN unnest($1::bigint[], $5::text[]) AS producer (producer_key, producer_traceparent) ON producer.producer_key = inserted."id"
   ) AS event
   CROSS JOIN unnest($4::text[]) AS subscriber (url)
 )
@@ -93,7 +94,7 @@ SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "t
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-update-with-events-NwYKagN-sP0jb_ey
+-- EntityWriter(Plant) plants-update-with-events-KzaltPiFr6Mv7dsi
 WITH changed AS (
   UPDATE "plants"
   SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
@@ -104,10 +105,11 @@ WITH changed AS (
   RETURNING "id", "name", "tag", "version"
 ),
 events AS (
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
-  SELECT event.id, 'plant.updated', subscriber.url, event.payload
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
+  SELECT event.id, 'plant.updated', subscriber.url, event.payload, event.traceparent
   FROM (
-    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload,
+      $8::text AS traceparent
     FROM changed
   ) AS event
   CROSS JOIN unnest($7::text[]) AS subscriber (url)
@@ -129,7 +131,7 @@ SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "t
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-delete-with-events-VkgJDepIzzlUy8MY
+-- EntityWriter(Plant) plants-delete-with-events-rcac5kcq-NmzMSmn
 WITH changed AS (
   DELETE FROM "plants"
   WHERE "id" = $1::bigint
@@ -137,10 +139,11 @@ WITH changed AS (
   RETURNING "id", "name", "tag", "version"
 ),
 events AS (
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
-  SELECT event.id, 'plant.deleted', subscriber.url, event.payload
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
+  SELECT event.id, 'plant.deleted', subscriber.url, event.payload, event.traceparent
   FROM (
-    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id"))::text AS payload
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id"))::text AS payload,
+      $4::text AS traceparent
     FROM changed
   ) AS event
   CROSS JOIN unnest($3::text[]) AS subscriber (url)
