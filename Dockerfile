@@ -18,8 +18,9 @@ ENV NPM_CONFIG_REGISTRY=${NPM_CONFIG_REGISTRY} \
 RUN printf '%s\n' "$NPM_CA_PEM" > "$NODE_EXTRA_CA_CERTS"
 WORKDIR /app
 COPY package.json package-lock.json ./
-# The lockfile names the client workspace: npm ci needs its manifest, not its sources.
+# The lockfile names the workspaces (the client, the schematics): npm ci needs their manifests, not their sources.
 COPY clients/typescript/package.json ./clients/typescript/
+COPY schematics/package.json ./schematics/
 
 # The service's dependencies: installed apart (rather than pruned from the build's), so
 # that no step after the install needs the registry, and a change of the sources

@@ -39,6 +39,12 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // The `nest g` collection: the CLI's schematics engine loads its factories with require().
+    files: ['schematics/**/*.js'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts'],
     rules: {
       // supertest bodies and jest matchers are typed `any` by their libraries.
