@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
+import pg from 'pg';
+
 import { TEST_TOKEN } from './support/environment.js';
 import { platformErrorGaps, PLATFORM_ERROR_STATUSES } from './support/platform-errors.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
@@ -56,7 +58,52 @@ async function cloneInto(copy: string): Promise<void> {
       }
     });
   }
-  await symlink(resolve('node_modules'), join(copy, 'node_modules'), 'dir');
+  for (const modules of ['node_modules', 'clients/typescript/node_modules']) {
+    const installed = await access(modules).then(
+      () => true,
+      () => false,
+    );
+    if (installed) {
+      await symlink(resolve(modules), join(copy, modules), 'dir');
+    }
+  }
+}
+
+/**
+ * A database of the copy's own, beside the one the tests were given (its
+ * name says "test" too, as the e2e set-up requires): the generated suite
+ * empties every table it finds, which must not be this run's.
+ */
+async function createDatabaseBeside(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const given = new URL(url);
+  const name = `${given.pathname.slice(1)}_generated_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    url: own.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+/** The generator's words: each file it wrote (`CREATE <path> (<size>)`), or would write with --dry-run. */
+function createdFiles(output: string): string[] {
+  return [...output.matchAll(/^CREATE (\S+)/gm)].map((match) => match[1]).sort();
 }
 
 /** The generated resource: its name (the route and the scopes' resource), its singular and its classes' prefix. */
@@ -74,21 +121,37 @@ async function freeName(copy: string): Promise<{ name: string; singular: string;
 }
 
 /**
- * What `nest g resource` writes, with no edit: it builds, its specs pass
- * under the project's Jest, and the service it joins guards, validates and
- * documents its routes. The generator runs on a copy of the repository, so
- * this one is left as it is.
+ * What `nest g resource` writes, with no edit: a resource of the platform
+ * that builds, passes lint's checks and its own specs (its e2e suite on a
+ * database of its own), and serves create, list, read, update and delete on
+ * PostgreSQL. The generator runs on a copy of the repository, so this one is
+ * left as it is. (The copy's `node_modules` is this one's, linked: the
+ * collection it runs is this repository's `schematics/`.)
  */
 describe('a resource written by `nest g resource <name> --type rest --crud`, unedited', () => {
   let copy: string;
   let resource: { name: string; singular: string; className: string };
+  let written: string[];
+  let database: { url: string; drop: () => Promise<void> } | undefined;
   let service: ServiceProcess | undefined;
   let document: Document;
 
-  const post = (body: string, headers: Record<string, string> = { Authorization: `Bearer ${TEST_TOKEN}` }) =>
-    fetch(`${service!.url}/${resource.name}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
+  const call = (
+    method: string,
+    path: string,
+    {
+      body,
+      headers = {},
+      token = TEST_TOKEN,
+    }: { body?: string; headers?: Record<string, string>; token?: string } = {},
+  ) =>
+    fetch(`${service!.url}${path}`, {
+      method,
+      headers: {
+        ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        ...headers,
+      },
       body,
     });
 
@@ -96,7 +159,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     copy = await mkdtemp(join(tmpdir(), 'plant-store-generated-'));
     await cloneInto(copy);
     resource = await freeName(copy);
-    await runIn(copy, process.execPath, [
+    const { stdout } = await runIn(copy, process.execPath, [
       join(copy, 'node_modules/@nestjs/cli/bin/nest.js'),
       'generate',
       'resource',
@@ -105,9 +168,11 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
       'rest',
       '--crud',
     ]);
+    written = createdFiles(stdout);
     await runIn(copy, 'npm', ['run', 'build:service']);
+    database = await createDatabaseBeside(process.env.DATABASE_URL!);
     service = await startService(
-      { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: process.env.DATABASE_URL },
+      { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: database.url },
       { cwd: copy, main: join(copy, 'dist/main.js') },
     );
     document = (await (await fetch(`${service.url}/openapi.json`)).json()) as Document;
@@ -115,36 +180,80 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
 
   afterAll(async () => {
     await service?.stop();
+    await database?.drop();
     if (copy) {
-      await unlink(join(copy, 'node_modules')).catch(() => undefined);
+      for (const modules of ['node_modules', 'clients/typescript/node_modules']) {
+        await unlink(join(copy, modules)).catch(() => undefined);
+      }
       await rm(copy, { recursive: true, force: true });
     }
   });
 
-  it('is registered in the application module by the generator, and built', async () => {
-    const { name, className } = resource;
+  it('writes the resource’s folder, its migration and its e2e suite', () => {
+    const { name, singular } = resource;
 
-    expect(await readFile(join(copy, 'src/app.module.ts'), 'utf8')).toContain(
-      `import { ${className}Module } from './${name}/${name}.module.js';`,
+    // Migrations are named by the time they were written.
+    expect(written.map((file) => file.replace(/\/\d{13}-/, '/<timestamp>-')).sort()).toStrictEqual(
+      [
+        `src/${name}/${name}.controller.spec.ts`,
+        `src/${name}/${name}.controller.ts`,
+        `src/${name}/${name}.errors.ts`,
+        `src/${name}/${name}.module.ts`,
+        `src/${name}/${name}.service.spec.ts`,
+        `src/${name}/${name}.service.ts`,
+        `src/${name}/${singular}.entity.ts`,
+        `src/${name}/dto/${singular}-fields.ts`,
+        `src/${name}/dto/${singular}.dto.ts`,
+        `src/${name}/dto/list-${name}.query.ts`,
+        `src/${name}/dto/new-${singular}.dto.ts`,
+        `src/${name}/migrations/<timestamp>-Create${resource.className}.ts`,
+        `test/${name}.e2e-spec.ts`,
+      ].sort(),
     );
+  });
+
+  it('is registered in the application module by the generator, after the platform’s resources, and built', async () => {
+    const { name, className } = resource;
+    const appModule = await readFile(join(copy, 'src/app.module.ts'), 'utf8');
+
+    expect(appModule).toContain(`import { ${className}Module } from './${name}/${name}.module.js';`);
+    expect(appModule).toMatch(new RegExp(`PlantsModule,\\s+${className}Module,\\s+\\]`));
     await expect(readFile(join(copy, `dist/${name}/${name}.controller.js`), 'utf8')).resolves.toContain(
       `${className}Controller`,
     );
   });
 
-  it("passes its own specs under the project's Jest (ES modules, ts-jest)", async () => {
+  it('passes `npm run lint`’s checks on what it wrote: ESLint, Prettier, and openapi.yaml regenerated with it', async () => {
+    const files = written.filter((file) => file.endsWith('.ts'));
+    await runIn(copy, process.execPath, [join(copy, 'node_modules/eslint/bin/eslint.js'), ...files]);
+    await runIn(copy, process.execPath, [
+      join(copy, 'node_modules/prettier/bin/prettier.cjs'),
+      '--check',
+      ...files,
+      'src/app.module.ts',
+      'openapi.yaml',
+    ]);
+    await runIn(copy, process.execPath, ['dist/core/openapi/write-openapi.js', '--check']);
+  }, 120_000);
+
+  it("passes its own specs under the project's Jest: unit, and e2e on PostgreSQL", async () => {
+    const { name } = resource;
     const { stdout } = await runIn(
       copy,
       process.execPath,
       [
         join(copy, 'node_modules/jest/bin/jest.js'),
-        `src/${resource.name}/`,
         '--selectProjects',
         'unit',
+        'e2e',
+        '--runInBand',
         '--ci',
         '--json',
+        '--testPathPatterns',
+        `src/${name}/`,
+        `test/${name}\\.e2e-spec\\.ts$`,
       ],
-      { ...process.env, NODE_OPTIONS: '--experimental-vm-modules' },
+      { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', DATABASE_URL: database!.url },
     );
     const results = JSON.parse(stdout) as {
       success: boolean;
@@ -155,21 +264,47 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     expect(results.success).toBe(true);
     expect(
       results.testResults
-        .map(({ name, status }) => ({ spec: name.slice(copy.length + 1), status }))
+        .map(({ name: spec, status }) => ({ spec: spec.slice(copy.length + 1), status }))
         .sort((a, b) => a.spec.localeCompare(b.spec)),
     ).toStrictEqual([
-      { spec: `src/${resource.name}/${resource.name}.controller.spec.ts`, status: 'passed' },
-      { spec: `src/${resource.name}/${resource.name}.service.spec.ts`, status: 'passed' },
+      { spec: `src/${name}/${name}.controller.spec.ts`, status: 'passed' },
+      { spec: `src/${name}/${name}.service.spec.ts`, status: 'passed' },
+      { spec: `test/${name}.e2e-spec.ts`, status: 'passed' },
     ]);
-    expect(results.numPassedTests).toBe(2);
-  }, 120_000);
+    expect(results.numPassedTests).toBeGreaterThan(10);
+  }, 180_000);
 
-  it('creates with a bearer token, and refuses without one', async () => {
-    const created = await post('{}');
+  it('creates, lists, reads, and deletes, on PostgreSQL', async () => {
+    const { name } = resource;
+
+    const created = await call('POST', `/${name}`, { body: '{"name":"g1"}' });
     expect(created.status).toBe(201);
-    expect(await created.text()).toBe(`This action adds a new ${resource.singular}`);
+    const gizmo = (await created.json()) as { id: number; name: string };
+    expect(gizmo).toStrictEqual({ id: expect.any(Number), name: 'g1' });
+    expect(created.headers.get('location')).toBe(`/${name}/${gizmo.id}`);
 
-    const refused = await post('{}', {});
+    const listed = await call('GET', `/${name}`);
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toStrictEqual([gizmo]);
+
+    const read = await call('GET', `/${name}/${gizmo.id}`);
+    expect(read.status).toBe(200);
+    expect(await read.json()).toStrictEqual(gizmo);
+    const deleted = await call('DELETE', `/${name}/${gizmo.id}`);
+    expect(deleted.status).toBe(204);
+    const gone = await call('GET', `/${name}/${gizmo.id}`);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toStrictEqual({
+      error: 404,
+      message: `No ${resource.singular} has the id ${gizmo.id}`,
+    });
+  });
+
+  it('refuses a call without a bearer token', async () => {
+    const refused = await call('POST', `/${resource.name}`, {
+      body: '{"name":"g1"}',
+      headers: { Authorization: '' },
+    });
     expect(refused.status).toBe(401);
     expect(await refused.json()).toStrictEqual({
       error: 401,
@@ -177,16 +312,14 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     });
   });
 
-  // The generator's Create…Dto has no validation rule, so declares no property: every one is refused,
-  // as Nest's `whitelist` with `forbidNonWhitelisted` would.
   it('refuses a property its DTO does not declare', async () => {
-    const refused = await post('{"notAField": 1}');
+    const refused = await call('POST', `/${resource.name}`, { body: '{"name":"g1","notAField":1}' });
 
     expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({ error: 400, message: expect.stringContaining('notAField') });
+    expect(await refused.json()).toStrictEqual({ error: 400, message: expect.stringContaining('notAField') });
   });
 
-  it("documents the platform's failures on its operations, which declare none", () => {
+  it("documents its own failures and the platform's on its operations", () => {
     const { name } = resource;
     const responses = document.paths[`/${name}`].post.responses as Document;
 
@@ -195,9 +328,27 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
         $ref: '#/components/schemas/Error',
       });
     }
+    expect(responses['409'].content['application/json'].example.message).toBe(
+      `The name Sprocket is already taken by another ${resource.singular}`,
+    );
     expect(responses['403'].content['application/json'].example.message).toBe(
       `The bearer token lacks the ${name}:write scope`,
     );
     expect(platformErrorGaps(document, new Map([[`GET /${name}/{id}`, `${name}:read`]]))).toStrictEqual([]);
+  });
+});
+
+describe("Nest's other generators, beside the project's resource", () => {
+  it('still work: `nest g service <name> --dry-run` names the files it would write, and writes none', async () => {
+    const { stdout } = await runIn(process.cwd(), process.execPath, [
+      'node_modules/@nestjs/cli/bin/nest.js',
+      'generate',
+      'service',
+      'x',
+      '--dry-run',
+    ]);
+
+    expect(createdFiles(stdout)).toStrictEqual(['src/x/x.service.spec.ts', 'src/x/x.service.ts']);
+    await expect(access('src/x')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
