@@ -203,6 +203,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
         `src/${name}/${name}.service.ts`,
         `src/${name}/${singular}.entity.ts`,
         `src/${name}/dto/${singular}-fields.ts`,
+        `src/${name}/dto/${singular}-patch.dto.ts`,
         `src/${name}/dto/${singular}.dto.ts`,
         `src/${name}/dto/list-${name}.query.ts`,
         `src/${name}/dto/new-${singular}.dto.ts`,
@@ -274,7 +275,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     expect(results.numPassedTests).toBeGreaterThan(10);
   }, 180_000);
 
-  it('creates, lists, reads, and deletes, on PostgreSQL', async () => {
+  it('creates, lists, reads, updates with If-Match and deletes, on PostgreSQL', async () => {
     const { name } = resource;
 
     const created = await call('POST', `/${name}`, { body: '{"name":"g1"}' });
@@ -290,7 +291,26 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     const read = await call('GET', `/${name}/${gizmo.id}`);
     expect(read.status).toBe(200);
     expect(await read.json()).toStrictEqual(gizmo);
-    const deleted = await call('DELETE', `/${name}/${gizmo.id}`);
+    const etag = read.headers.get('etag')!;
+    expect(etag).toBe('"1"');
+    const notModified = await call('GET', `/${name}/${gizmo.id}`, { headers: { 'If-None-Match': etag } });
+    expect(notModified.status).toBe(304);
+
+    const patched = await call('PATCH', `/${name}/${gizmo.id}`, {
+      body: '{"name":"g2"}',
+      headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': etag },
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toStrictEqual({ id: gizmo.id, name: 'g2' });
+    expect(patched.headers.get('etag')).toBe('"2"');
+
+    const stale = await call('PATCH', `/${name}/${gizmo.id}`, {
+      body: '{"name":"g3"}',
+      headers: { 'Content-Type': 'application/merge-patch+json', 'If-Match': etag },
+    });
+    expect(stale.status).toBe(412);
+
+    const deleted = await call('DELETE', `/${name}/${gizmo.id}`, { headers: { 'If-Match': '"2"' } });
     expect(deleted.status).toBe(204);
     const gone = await call('GET', `/${name}/${gizmo.id}`);
     expect(gone.status).toBe(404);
