@@ -218,7 +218,8 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     const appModule = await readFile(join(copy, 'src/app.module.ts'), 'utf8');
 
     expect(appModule).toContain(`import { ${className}Module } from './${name}/${name}.module.js';`);
-    expect(appModule).toMatch(new RegExp(`PlantsModule,\\s+${className}Module,\\s+\\]`));
+    // Last among the imports, after the platform's resources (and any generated before it).
+    expect(appModule).toMatch(new RegExp(`PlantsModule,[^\\]]*\\b${className}Module,\\s+\\]`));
     await expect(readFile(join(copy, `dist/${name}/${name}.controller.js`), 'utf8')).resolves.toContain(
       `${className}Controller`,
     );
