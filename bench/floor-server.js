@@ -12,8 +12,21 @@
  *   `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id`.
  *   Ids found taken are read back, to answer 200 (the same plant) or 409
  *   (another one); a 200 is sent only after its statement has committed.
- * - `GET /plants/{id}`, `GET /plants?limit=&after=&tag=` (keyset pages, `Link`
- *   to the next one) and `DELETE /plants/{id}`: one prepared statement each.
+ * - `PATCH /plants/{id}`: a JSON Merge Patch (`application/merge-patch+json`)
+ *   of `name` and `tag` (`"tag": null` removes it), checked as `POST` checks
+ *   its body, in one statement,
+ *   `UPDATE plants SET …, version = version + 1 WHERE id = $1 [AND version …] RETURNING …`,
+ *   answered with the plant and its `ETag` (`"<version>"`). With `If-Match`,
+ *   a plant found changed answers 412; only a missed update asks again, to
+ *   tell 404 from 412.
+ * - `GET /plants/{id}` (its `ETag`, and 304 to a matching `If-None-Match`),
+ *   `GET /plants?limit=&after=&tag=` (keyset pages, `Link` to the next one)
+ *   and `DELETE /plants/{id}` (`If-Match` too): one prepared statement each.
+ * - With WEBHOOK_URLS, as the service: the statement that creates, updates or
+ *   deletes plants records `plant.created`, `plant.updated` or
+ *   `plant.deleted` for each in the webhook outbox (delivering them is left
+ *   out); without, no outbox row, as the service writes none. With
+ *   REQUIRE_IF_MATCH=true, a PATCH or DELETE without `If-Match` answers 428.
  * - The same Error bodies, `X-Request-Id`, security headers, 404 and 405 with
  *   `Allow`, and the same bounds on waiting for the database (503).
  *
@@ -42,6 +55,14 @@ const INT64_RULE = `must be an integer from ${INT64_MIN} to ${INT64_MAX}`;
 const NAME_RULE = 'name must be a string of 1 to 255 characters that is not only white space, without U+0000';
 const TAG_RULE = 'tag must be a string of 1 to 255 characters, without U+0000';
 const LIMIT_RULE = `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+const JSON_MEDIA_TYPE = 'application/json';
+const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
+/** The webhook subscribers: the service records an event per change only when there are some. */
+const SUBSCRIBERS = (process.env.WEBHOOK_URLS ?? '')
+  .split(',')
+  .map((entry) => entry.trim())
+  .filter((entry) => entry.length > 0);
+const REQUIRE_IF_MATCH = process.env.REQUIRE_IF_MATCH === 'true';
 
 // The same pool size and bounds as the service: a request answers 503 within
 // about two seconds when the database is gone or stuck.
@@ -67,8 +88,13 @@ const STATEMENTS = {
   insertBatch: `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
                 ON CONFLICT (id) DO NOTHING RETURNING id`,
   selectStored: 'SELECT id, name, tag FROM plants WHERE id = ANY ($1::bigint[])',
-  selectOne: 'SELECT id, name, tag FROM plants WHERE id = $1',
-  deleteOne: 'DELETE FROM plants WHERE id = $1',
+  insertBatchWithEvents: `WITH inserted AS (
+                  INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
+                  ON CONFLICT (id) DO NOTHING RETURNING id, name, tag
+                ), ${eventsSql('plant.created', 'inserted', '$4')}
+                SELECT id FROM inserted`,
+  selectOne: 'SELECT id, name, tag, version FROM plants WHERE id = $1',
+  exists: 'SELECT 1 FROM plants WHERE id = $1',
   page: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1',
   pageAfter: 'SELECT id, name, tag FROM plants WHERE id > $2 ORDER BY id LIMIT $1',
   pageTag: 'SELECT id, name, tag FROM plants WHERE tag = $2 ORDER BY id LIMIT $1',
@@ -77,6 +103,59 @@ const STATEMENTS = {
 
 function query(name, values) {
   return pool.query({ name, text: STATEMENTS[name], values });
+}
+
+/** A CTE recording, for every subscriber, one event per row of `rows`, as the service's outbox does. */
+function eventsSql(eventType, rows, subscribersParameter) {
+  return `events AS (
+    INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+    SELECT event.id, '${eventType}', subscriber.url, event.payload
+    FROM (
+      SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', id, 'name', name, 'tag', tag))::text AS payload
+      FROM ${rows}
+    ) AS event
+    CROSS JOIN unnest(${subscribersParameter}::text[]) AS subscriber (url)
+  )`;
+}
+
+/**
+ * The one statement of a PATCH or DELETE: of the fields the patch sets,
+ * guarded by If-Match's versions when it has some, recording the event when
+ * there are subscribers. Its values: the id, the fields set, the versions,
+ * the subscribers. Prepared once per shape, under a name of its own.
+ */
+function changeStatement(operation, { setName = false, setTag = false, versions = false }) {
+  const events = SUBSCRIBERS.length > 0;
+  const name = [operation, setName && 'name', setTag && 'tag', versions && 'if-match', events && 'events']
+    .filter(Boolean)
+    .join('-');
+  if (STATEMENTS[name] === undefined) {
+    const values = ['id'];
+    const sets = [];
+    for (const [field, set] of [
+      ['name', setName],
+      ['tag', setTag],
+    ]) {
+      if (set) {
+        values.push(field);
+        sets.push(`${field} = $${values.length}`);
+      }
+    }
+    let where = 'id = $1';
+    if (versions) {
+      values.push('versions');
+      where += ` AND version = ANY ($${values.length}::integer[])`;
+    }
+    const change =
+      operation === 'update'
+        ? `UPDATE plants SET ${[...sets, 'version = version + 1'].join(', ')} WHERE ${where} RETURNING id, name, tag, version`
+        : `DELETE FROM plants WHERE ${where} RETURNING id, name, tag`;
+    STATEMENTS[name] = events
+      ? `WITH changed AS (${change}), ${eventsSql(`plant.${operation}d`, 'changed', `$${values.length + 1}`)}
+         SELECT * FROM changed`
+      : change;
+  }
+  return name;
 }
 
 // ---------------------------------------------------------------------------
@@ -166,8 +245,15 @@ function handle(request, response) {
     if (!item) {
       return fail(request, response, 404, `Cannot ${method} ${url}`);
     }
-    allowed = 'DELETE, GET, HEAD';
-    operation = method === 'GET' || method === 'HEAD' ? read : method === 'DELETE' ? remove : undefined;
+    allowed = 'DELETE, GET, HEAD, PATCH';
+    operation =
+      method === 'GET' || method === 'HEAD'
+        ? read
+        : method === 'PATCH'
+          ? update
+          : method === 'DELETE'
+            ? remove
+            : undefined;
     argument = item[1];
   }
   if (!operation) {
@@ -177,12 +263,12 @@ function handle(request, response) {
     ]);
   }
   // The body's size, media type and syntax are checked as it is read, before the token.
-  readBody(request, response, (body) => {
+  readBody(request, response, (body, mediaType) => {
     const refusal = authenticate(request.headers.authorization);
     if (refusal) {
       return fail(request, response, 401, refusal.message, ['WWW-Authenticate', refusal.challenge]);
     }
-    operation(request, response, argument, body).catch((error) => {
+    operation(request, response, argument, body, mediaType).catch((error) => {
       if (response.headersSent) {
         response.destroy();
       } else {
@@ -195,7 +281,10 @@ function handle(request, response) {
 // ---------------------------------------------------------------------------
 // Request bodies
 
-/** Calls `next` with the parsed JSON, NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself. */
+/**
+ * Calls `next` with the parsed JSON and its media type (JSON or JSON Merge
+ * Patch), NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself.
+ */
 function readBody(request, response, next) {
   const { headers } = request;
   const declared = headers['content-length'];
@@ -203,9 +292,11 @@ function readBody(request, response, next) {
     return next(NO_BODY);
   }
   const contentType = headers['content-type'];
-  if (contentType !== 'application/json') {
+  let mediaType = contentType;
+  if (contentType !== JSON_MEDIA_TYPE && contentType !== MERGE_PATCH_MEDIA_TYPE) {
     const { type, charset } = parseContentType(contentType ?? '');
-    if (type !== 'application/json') {
+    mediaType = type;
+    if (type !== JSON_MEDIA_TYPE && type !== MERGE_PATCH_MEDIA_TYPE) {
       // Left unread; a route that takes a body answers 415 once the token is checked.
       return next(declared === '0' ? NO_BODY : UNSUPPORTED_BODY);
     }
@@ -254,7 +345,7 @@ function readBody(request, response, next) {
     } catch (error) {
       return fail(request, response, 400, `Request body is not valid JSON: ${error.message}`);
     }
-    next(body);
+    next(body, mediaType);
   });
 }
 
@@ -427,11 +518,12 @@ function authenticate(header) {
 // ---------------------------------------------------------------------------
 // POST /plants
 
-async function create(request, response, _query, body) {
-  if (body === NO_BODY || body === UNSUPPORTED_BODY) {
-    return body === NO_BODY
-      ? fail(request, response, 400, 'A JSON request body is required')
-      : fail(request, response, 415, 'Content-Type must be application/json');
+async function create(request, response, _query, body, mediaType) {
+  if (body === NO_BODY) {
+    return fail(request, response, 400, 'A JSON request body is required');
+  }
+  if (body === UNSUPPORTED_BODY || mediaType !== JSON_MEDIA_TYPE) {
+    return fail(request, response, 415, `Content-Type must be ${JSON_MEDIA_TYPE}`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return fail(request, response, 400, 'Request body must be a JSON object');
@@ -517,11 +609,15 @@ class PlantWriter {
     const stored = new Map();
     try {
       const plants = [...first.values()].map((pending) => pending.plant);
-      const { rows } = await query('insertBatch', [
+      const columns = [
         plants.map((plant) => plant.id),
         plants.map((plant) => plant.name),
         plants.map((plant) => plant.tag),
-      ]);
+      ];
+      const { rows } =
+        SUBSCRIBERS.length > 0
+          ? await query('insertBatchWithEvents', [...columns, SUBSCRIBERS])
+          : await query('insertBatch', columns);
       const inserted = new Set(rows.map((row) => row.id));
       const taken = [];
       for (const [id, pending] of first) {
@@ -590,6 +686,33 @@ function idParameter(request, response, raw) {
   return int64Digits(id);
 }
 
+/** The answer's ETag: the plant's version, as a strong entity tag. */
+function entityTag(version) {
+  return `"${version}"`;
+}
+
+/**
+ * An If-Match or If-None-Match header: `any` for `*`, else the versions its
+ * entity tags name; weak tags (`W/"3"`) count only where `weak` comparison
+ * applies (If-None-Match). Undefined when the header is absent.
+ */
+function entityTags(header, weak) {
+  if (header === undefined) {
+    return undefined;
+  }
+  if (header.trim() === '*') {
+    return { any: true, versions: [] };
+  }
+  const versions = [];
+  for (const tag of header.split(',')) {
+    const match = /^\s*(W\/)?"(\d{1,10})"\s*$/.exec(tag);
+    if (match && (weak || !match[1]) && Number(match[2]) <= 2 ** 31 - 1) {
+      versions.push(Number(match[2]));
+    }
+  }
+  return { any: false, versions };
+}
+
 async function read(request, response, raw) {
   const id = idParameter(request, response, raw);
   if (id === undefined) {
@@ -599,7 +722,41 @@ async function read(request, response, raw) {
   if (!row) {
     return fail(request, response, 404, `No plant has the id ${id}`);
   }
-  sendJson(request, response, 200, plantJson(row));
+  const etag = ['ETag', entityTag(row.version)];
+  const ifNoneMatch = entityTags(request.headers['if-none-match'], true);
+  if (ifNoneMatch && (ifNoneMatch.any || ifNoneMatch.versions.includes(row.version))) {
+    response.writeHead(304, [...baseHeaders(request), ...etag]);
+    return response.end();
+  }
+  sendJson(request, response, 200, plantJson(row), etag);
+}
+
+/** If-Match, or undefined once the refusal (428, with REQUIRE_IF_MATCH) is answered; null without one. */
+function ifMatchOf(request, response) {
+  const ifMatch = entityTags(request.headers['if-match'], false);
+  if (ifMatch === undefined && REQUIRE_IF_MATCH) {
+    fail(
+      request,
+      response,
+      428,
+      `${request.method} needs an If-Match header: send the ETag of the plant as it was read`,
+    );
+    return undefined;
+  }
+  return ifMatch ?? null;
+}
+
+/** The answer when the statement changed no row: 404 when the plant is gone, else 412 (If-Match did not match). */
+async function missed(request, response, id, ifMatch) {
+  if (ifMatch && (await query('exists', [id])).rows.length > 0) {
+    return fail(
+      request,
+      response,
+      412,
+      `Plant ${id} has changed since it was read: If-Match does not name its current ETag`,
+    );
+  }
+  fail(request, response, 404, `No plant has the id ${id}`);
 }
 
 async function remove(request, response, raw) {
@@ -607,12 +764,85 @@ async function remove(request, response, raw) {
   if (id === undefined) {
     return;
   }
-  const { rowCount } = await query('deleteOne', [id]);
+  const ifMatch = ifMatchOf(request, response);
+  if (ifMatch === undefined) {
+    return;
+  }
+  const versions = ifMatch !== null && !ifMatch.any;
+  const name = changeStatement('delete', { versions });
+  const values = [
+    id,
+    ...(versions ? [ifMatch.versions] : []),
+    ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
+  ];
+  const { rowCount } = await query(name, values);
   if (!rowCount) {
-    return fail(request, response, 404, `No plant has the id ${id}`);
+    return missed(request, response, id, ifMatch);
   }
   response.writeHead(204, baseHeaders(request));
   response.end();
+}
+
+// ---------------------------------------------------------------------------
+// PATCH /plants/{id}: a JSON Merge Patch of name and tag
+
+async function update(request, response, raw, body, mediaType) {
+  const id = idParameter(request, response, raw);
+  if (id === undefined) {
+    return;
+  }
+  if (body === NO_BODY) {
+    return fail(request, response, 400, 'A JSON request body is required');
+  }
+  if (body === UNSUPPORTED_BODY || mediaType !== MERGE_PATCH_MEDIA_TYPE) {
+    return fail(request, response, 415, `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE}`);
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    return fail(request, response, 400, 'Request body must be a JSON object');
+  }
+  const problems = [];
+  for (const key of Object.keys(body)) {
+    if (key !== 'id' && key !== 'name' && key !== 'tag') {
+      problems.push(`property ${key} is not allowed`);
+    }
+  }
+  const setName = Object.hasOwn(body, 'name');
+  const setTag = Object.hasOwn(body, 'tag');
+  if (Object.hasOwn(body, 'id')) {
+    if (!isInt64(body.id)) {
+      problems.push(`id ${INT64_RULE}`);
+    } else if (int64Digits(body.id) !== id) {
+      problems.push(`id must be the id of the path, ${id}, when given`);
+    }
+  }
+  if (setName && !isText(body.name, true)) {
+    problems.push(NAME_RULE);
+  }
+  if (setTag && body.tag !== null && !isText(body.tag, false)) {
+    problems.push(TAG_RULE);
+  }
+  if (problems.length > 0) {
+    return fail(request, response, 400, problems.join('; '));
+  }
+  const ifMatch = ifMatchOf(request, response);
+  if (ifMatch === undefined) {
+    return;
+  }
+
+  const versions = ifMatch !== null && !ifMatch.any;
+  const name = changeStatement('update', { setName, setTag, versions });
+  const values = [
+    id,
+    ...(setName ? [body.name] : []),
+    ...(setTag ? [body.tag] : []),
+    ...(versions ? [ifMatch.versions] : []),
+    ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
+  ];
+  const row = (await query(name, values)).rows[0];
+  if (!row) {
+    return missed(request, response, id, ifMatch);
+  }
+  sendJson(request, response, 200, plantJson(row), ['ETag', entityTag(row.version)]);
 }
 
 // ---------------------------------------------------------------------------

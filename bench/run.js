@@ -9,26 +9,31 @@
  *            logs at info written to a file, metrics on), with no Node.js flags unless
  *            --service-node-options gives some
  * on POST /plants (unique ids), GET /plants/{id} and GET /plants?limit=20&after=… (random
- * ids and pages of N preloaded rows), the targets taking turns at each route and
- * concurrency, the whole rotation repeated --rounds times. Before the load, a contract
+ * ids and pages of N preloaded rows) and PATCH /plants/{id} (random preloaded ids, a new
+ * name, and in half of them the tag set or removed; unconditional: no If-Match, as a
+ * client that does not read first sends it), the targets taking turns at each route and
+ * concurrency, the whole rotation repeated --rounds times. Each run finds the preloaded
+ * plants as the preload wrote them: what creates added is deleted, what patches changed
+ * restored. Before the load, a contract
  * check asks the floor and the service the same requests and compares their answers.
  * Prints a table per round and writes everything as JSON to bench/results/.
  *
  * Options, with their defaults (and --help, which prints this):
  *   --duration 10            seconds measured per run
  *   --warmup 3               seconds of load before each measured run
- *   --concurrency 8,32,64    connections for POST /plants
+ *   --concurrency 8,32,64    connections for the writes (POST /plants, PATCH /plants/{id})
  *   --read-concurrency 32,64 connections for the reads
  *   --preload 1000000        plants preloaded (ids 1..N; every 4th tagged "fern")
  *   --shared-buffers auto    the embedded PostgreSQL's shared_buffers: auto sizes them to
  *                            the preloaded plants (at least PostgreSQL's 128MB, at most a
  *                            quarter of the memory), or a size (512MB), or default
  *   --rounds 1               times the whole rotation is run
- *   --routes create,get,list (also: list-tag, pages of one tag)
+ *   --routes create,get,list,patch (also: list-tag, pages of one tag)
  *   --targets floor,ceiling,service
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
- *                            follows its DATABASE_WRITE_CONCURRENCY too)
+ *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS and
+ *                            REQUIRE_IF_MATCH too)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
  *   --memory-limit SIZE      runs the service in a memory cgroup of this size (256M), as
@@ -54,7 +59,13 @@ import { answersOf, contractProbes, differencesOf } from './contract-check.js';
 const run = promisify(execFile);
 
 const ROUTES = {
-  create: { label: 'POST /plants', script: 'bench/create.lua', method: 'POST', writes: true },
+  create: {
+    label: 'POST /plants',
+    script: 'bench/create.lua',
+    method: 'POST',
+    writes: true,
+    ceiling: true,
+  },
   get: { label: 'GET /plants/{id}', script: 'bench/get.lua', method: 'GET' },
   list: { label: 'GET /plants?limit=20&after=…', script: 'bench/list.lua', method: 'GET' },
   'list-tag': {
@@ -63,6 +74,7 @@ const ROUTES = {
     method: 'GET',
     tag: 'fern',
   },
+  patch: { label: 'PATCH /plants/{id}', script: 'bench/patch.lua', method: 'PATCH', writes: true },
 };
 const TARGETS = ['floor', 'ceiling', 'service'];
 const PAGE_SIZE = 20;
@@ -78,7 +90,7 @@ const { values: args } = parseArgs({
     preload: { type: 'string', default: '1000000' },
     'shared-buffers': { type: 'string', default: 'auto' },
     rounds: { type: 'string', default: '1' },
-    routes: { type: 'string', default: 'create,get,list' },
+    routes: { type: 'string', default: 'create,get,list,patch' },
     targets: { type: 'string', default: 'floor,ceiling,service' },
     'load-generator': { type: 'string' },
     'service-env': { type: 'string', multiple: true, default: [] },
@@ -109,8 +121,8 @@ const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'aut
 if (loadGenerator !== 'wrk' && loadGenerator !== 'autocannon') {
   usage(`--load-generator must be wrk or autocannon, not ${loadGenerator}`);
 }
-if (ROUTE_NAMES.some((route) => !ROUTES[route].writes) && PRELOAD < 1000) {
-  usage('the read routes need --preload 1000 or more');
+if (ROUTE_NAMES.some((route) => ROUTES[route].method !== 'POST') && PRELOAD < 1000) {
+  usage('the read and patch routes need --preload 1000 or more');
 }
 
 const SERVICE_NODE_OPTIONS = args['service-node-options'].trim();
@@ -135,7 +147,7 @@ async function main() {
     ROUNDS *
     plan.reduce(
       (sum, { route }) =>
-        sum + TARGET_NAMES.filter((target) => target !== 'ceiling' || ROUTES[route].writes).length,
+        sum + TARGET_NAMES.filter((target) => target !== 'ceiling' || ROUTES[route].ceiling).length,
       0,
     );
   console.log(
@@ -195,7 +207,7 @@ async function main() {
       for (const { route, concurrency } of plan) {
         const row = { route, concurrency };
         for (const target of TARGET_NAMES) {
-          if (target === 'ceiling' && !ROUTES[route].writes) {
+          if (target === 'ceiling' && !ROUTES[route].ceiling) {
             continue;
           }
           row[target] = await measure(db, servers[target], route, concurrency);
@@ -209,7 +221,7 @@ async function main() {
   } finally {
     await Promise.all([...children].map(stopProcess));
     if (process.env.DATABASE_URL) {
-      // The preloaded plants alone, so that the next run on this database can keep them.
+      // The preloaded plants alone, as preloaded, so that the next run on this database can keep them.
       await deleteCreated(db).catch(() => undefined);
     }
     await db.end();
@@ -341,9 +353,17 @@ async function prewarm(db) {
   return { blocks: Number(blocks), seconds };
 }
 
-/** Deletes what creates wrote (ids outside 1..N), not the preloaded plants; then VACUUM and CHECKPOINT. */
+/**
+ * Deletes what creates wrote (ids outside 1..N), not the preloaded plants, and
+ * gives the plants that patches changed (their version above 1) back their
+ * preloaded name, tag and version; then VACUUM and CHECKPOINT.
+ */
 async function deleteCreated(db) {
   await db.query('DELETE FROM plants WHERE id < 1 OR id > $1', [PRELOAD]);
+  await db.query(
+    `UPDATE plants SET name = 'Plant ' || id, tag = CASE WHEN id % ${TAG_EVERY} = 0 THEN 'fern' END, version = 1
+      WHERE version <> 1`,
+  );
   await db.query('VACUUM plants');
   await db.query('CHECKPOINT');
 }
@@ -360,10 +380,13 @@ async function startServer(target, databaseUrl, { measureStartup }) {
       {
         ...common,
         DATABASE_URL: databaseUrl,
-        // The floor batches creates as the service does: the same statements in flight.
-        ...(SERVICE_ENV.DATABASE_WRITE_CONCURRENCY
-          ? { DATABASE_WRITE_CONCURRENCY: SERVICE_ENV.DATABASE_WRITE_CONCURRENCY }
-          : {}),
+        // The floor batches creates as the service does (the same statements in flight), records
+        // webhook events when the service would, and asks for If-Match when the service does.
+        ...Object.fromEntries(
+          ['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH']
+            .filter((key) => SERVICE_ENV[key] !== undefined)
+            .map((key) => [key, SERVICE_ENV[key]]),
+        ),
       },
     ],
     ceiling: ['bench/ceiling-server.js', common],
@@ -565,15 +588,25 @@ async function load(base, route, concurrency, seconds) {
   const { default: autocannon } = await import('autocannon');
   let id = idBase;
   const random = (max) => randomInt(0, max + 1);
+  let patches = 0;
   const setupRequest =
     method === 'POST'
       ? (request) => ({ ...request, body: JSON.stringify({ id: id++, name: 'Bench plant', tag: 'bench' }) })
-      : route === 'get'
-        ? (request) => ({ ...request, path: `/plants/${1 + random(PRELOAD - 1)}` })
-        : (request) => ({
+      : method === 'PATCH'
+        ? (request) => ({
             ...request,
-            path: `/plants?limit=${PAGE_SIZE}&after=${random(maxAfter)}${tag ? `&tag=${tag}` : ''}`,
-          });
+            path: `/plants/${1 + random(PRELOAD - 1)}`,
+            body: JSON.stringify({
+              name: `Bench plant ${++patches}`,
+              ...[{}, {}, { tag: 'bench' }, { tag: null }][random(3)],
+            }),
+          })
+        : route === 'get'
+          ? (request) => ({ ...request, path: `/plants/${1 + random(PRELOAD - 1)}` })
+          : (request) => ({
+              ...request,
+              path: `/plants?limit=${PAGE_SIZE}&after=${random(maxAfter)}${tag ? `&tag=${tag}` : ''}`,
+            });
   const result = await autocannon({
     url: `${base}/plants`,
     method,
@@ -582,6 +615,7 @@ async function load(base, route, concurrency, seconds) {
     headers: {
       Authorization: `Bearer ${TOKEN}`,
       ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
+      ...(method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : {}),
     },
     requests: [{ setupRequest }],
   });
