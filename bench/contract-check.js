@@ -199,7 +199,12 @@ export function contractProbes(token, preload) {
     }),
     patch('If-Match the current ETag, weak', '/plants/-30', '{"name": "Weak"}', { 'If-Match': 'W/"6"' }),
     patch('If-Match *', '/plants/-30', '{"name": "Any"}', { 'If-Match': '*' }),
-    patch('an empty patch', '/plants/-30', '{}'),
+    patch('an empty patch (no new version)', '/plants/-30', '{}'),
+    patch('an empty patch, If-Match a stale ETag', '/plants/-30', '{}', { 'If-Match': '"2"' }),
+    patch('If-Match malformed', '/plants/-30', '{"name": "Bad"}', { 'If-Match': '3' }),
+    patch('If-Match an empty list', '/plants/-30', '{"name": "Bad"}', { 'If-Match': ' , ' }),
+    get('If-None-Match malformed', '/plants/-30', { ...auth, 'If-None-Match': 'W/3' }),
+    patch('a malformed If-Match and a bad id', '/plants/abc', '{"name": ""}', { 'If-Match': 'x' }),
     get('the patched plant', '/plants/-30'),
     patch('no such plant', '/plants/-31', '{"name": "Ghost"}'),
     patch('no such plant, If-Match', '/plants/-31', '{"name": "Ghost"}', { 'If-Match': '"1"' }),
@@ -213,7 +218,12 @@ export function contractProbes(token, preload) {
     patch('a list', '/plants/-30', '[{"name": "Fern"}]'),
     patch('invalid JSON', '/plants/-30', '{"name": '),
     patch('path id abc', '/plants/abc', '{"name": "Fern"}'),
-    patch('application/json', '/plants/-30', '{"name": "Fern"}', { 'Content-Type': 'application/json' }),
+    patch('application/json, also taken', '/plants/-30', '{"name": "Fern"}', {
+      'Content-Type': 'application/json',
+    }),
+    patch('merge patch; charset=latin1', '/plants/-30', '{"name": "Fern"}', {
+      'Content-Type': 'application/merge-patch+json; charset=latin1',
+    }),
     patch('text/plain', '/plants/-30', '{"name": "Fern"}', { 'Content-Type': 'text/plain' }),
     send('no body', 'PATCH', '/plants/-30', auth),
     patch('no token', '/plants/-30', '{"name": "Fern"}', { Authorization: '' }),
@@ -221,8 +231,8 @@ export function contractProbes(token, preload) {
     send('PUT /plants/-30', 'PUT', '/plants/-30', json, '{"id": -30, "name": "Fern"}'),
     post('POST a merge patch', '{"id": -32, "name": "Fern"}', mergePatch),
     send('delete, If-Match a stale ETag', 'DELETE', '/plants/-30', { ...auth, 'If-Match': '"1"' }),
-    send('delete, If-Match the current ETag', 'DELETE', '/plants/-30', { ...auth, 'If-Match': '"9"' }),
-    send('delete it again, If-Match', 'DELETE', '/plants/-30', { ...auth, 'If-Match': '"9"' }),
+    send('delete, If-Match the current ETag', 'DELETE', '/plants/-30', { ...auth, 'If-Match': '"8"' }),
+    send('delete it again, If-Match', 'DELETE', '/plants/-30', { ...auth, 'If-Match': '"8"' }),
   ];
 }
 

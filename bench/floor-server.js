@@ -16,9 +16,10 @@
  *   of `name` and `tag` (`"tag": null` removes it), checked as `POST` checks
  *   its body, in one statement,
  *   `UPDATE plants SET …, version = version + 1 WHERE id = $1 [AND version …] RETURNING …`,
- *   answered with the plant and its `ETag` (`"<version>"`). With `If-Match`,
- *   a plant found changed answers 412; only a missed update asks again, to
- *   tell 404 from 412.
+ *   answered with the plant and its `ETag` (`"<version>"`); an empty patch
+ *   changes nothing, not even the version. With `If-Match`, a plant found
+ *   changed answers 412; only a missed update asks again, to tell 404 from
+ *   412.
  * - `GET /plants/{id}` (its `ETag`, and 304 to a matching `If-None-Match`),
  *   `GET /plants?limit=&after=&tag=` (keyset pages, `Link` to the next one)
  *   and `DELETE /plants/{id}` (`If-Match` too): one prepared statement each.
@@ -105,13 +106,17 @@ function query(name, values) {
   return pool.query({ name, text: STATEMENTS[name], values });
 }
 
-/** A CTE recording, for every subscriber, one event per row of `rows`, as the service's outbox does. */
-function eventsSql(eventType, rows, subscribersParameter) {
+/**
+ * A CTE recording, for every subscriber, one event per row of `rows`, as the
+ * service's outbox does: its payload the plant (a deleted one's id alone).
+ */
+function eventsSql(eventType, rows, subscribersParameter, members = ['id', 'name', 'tag']) {
   return `events AS (
     INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
     SELECT event.id, '${eventType}', subscriber.url, event.payload
     FROM (
-      SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', id, 'name', name, 'tag', tag))::text AS payload
+      SELECT gen_random_uuid() AS id,
+             json_strip_nulls(json_build_object(${members.map((member) => `'${member}', ${member}`).join(', ')}))::text AS payload
       FROM ${rows}
     ) AS event
     CROSS JOIN unnest(${subscribersParameter}::text[]) AS subscriber (url)
@@ -151,7 +156,7 @@ function changeStatement(operation, { setName = false, setTag = false, versions 
         ? `UPDATE plants SET ${[...sets, 'version = version + 1'].join(', ')} WHERE ${where} RETURNING id, name, tag, version`
         : `DELETE FROM plants WHERE ${where} RETURNING id, name, tag`;
     STATEMENTS[name] = events
-      ? `WITH changed AS (${change}), ${eventsSql(`plant.${operation}d`, 'changed', `$${values.length + 1}`)}
+      ? `WITH changed AS (${change}), ${eventsSql(`plant.${operation}d`, 'changed', `$${values.length + 1}`, operation === 'update' ? undefined : ['id'])}
          SELECT * FROM changed`
       : change;
   }
@@ -263,12 +268,12 @@ function handle(request, response) {
     ]);
   }
   // The body's size, media type and syntax are checked as it is read, before the token.
-  readBody(request, response, (body, mediaType) => {
+  readBody(request, response, (body) => {
     const refusal = authenticate(request.headers.authorization);
     if (refusal) {
       return fail(request, response, 401, refusal.message, ['WWW-Authenticate', refusal.challenge]);
     }
-    operation(request, response, argument, body, mediaType).catch((error) => {
+    operation(request, response, argument, body).catch((error) => {
       if (response.headersSent) {
         response.destroy();
       } else {
@@ -282,8 +287,8 @@ function handle(request, response) {
 // Request bodies
 
 /**
- * Calls `next` with the parsed JSON and its media type (JSON or JSON Merge
- * Patch), NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself.
+ * Calls `next` with the parsed JSON (JSON Merge Patch too, on PATCH),
+ * NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself.
  */
 function readBody(request, response, next) {
   const { headers } = request;
@@ -292,11 +297,12 @@ function readBody(request, response, next) {
     return next(NO_BODY);
   }
   const contentType = headers['content-type'];
-  let mediaType = contentType;
-  if (contentType !== JSON_MEDIA_TYPE && contentType !== MERGE_PATCH_MEDIA_TYPE) {
+  // JSON Merge Patch is JSON with the meaning of a patch: read as JSON on PATCH only.
+  const accepted = (type) =>
+    type === JSON_MEDIA_TYPE || (type === MERGE_PATCH_MEDIA_TYPE && request.method === 'PATCH');
+  if (!accepted(contentType)) {
     const { type, charset } = parseContentType(contentType ?? '');
-    mediaType = type;
-    if (type !== JSON_MEDIA_TYPE && type !== MERGE_PATCH_MEDIA_TYPE) {
+    if (!accepted(type)) {
       // Left unread; a route that takes a body answers 415 once the token is checked.
       return next(declared === '0' ? NO_BODY : UNSUPPORTED_BODY);
     }
@@ -345,7 +351,7 @@ function readBody(request, response, next) {
     } catch (error) {
       return fail(request, response, 400, `Request body is not valid JSON: ${error.message}`);
     }
-    next(body, mediaType);
+    next(body);
   });
 }
 
@@ -518,12 +524,11 @@ function authenticate(header) {
 // ---------------------------------------------------------------------------
 // POST /plants
 
-async function create(request, response, _query, body, mediaType) {
-  if (body === NO_BODY) {
-    return fail(request, response, 400, 'A JSON request body is required');
-  }
-  if (body === UNSUPPORTED_BODY || mediaType !== JSON_MEDIA_TYPE) {
-    return fail(request, response, 415, `Content-Type must be ${JSON_MEDIA_TYPE}`);
+async function create(request, response, _query, body) {
+  if (body === NO_BODY || body === UNSUPPORTED_BODY) {
+    return body === NO_BODY
+      ? fail(request, response, 400, 'A JSON request body is required')
+      : fail(request, response, 415, `Content-Type must be ${JSON_MEDIA_TYPE}`);
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return fail(request, response, 400, 'Request body must be a JSON object');
@@ -691,29 +696,77 @@ function entityTag(version) {
   return `"${version}"`;
 }
 
-/**
- * An If-Match or If-None-Match header: `any` for `*`, else the versions its
- * entity tags name; weak tags (`W/"3"`) count only where `weak` comparison
- * applies (If-None-Match). Undefined when the header is absent.
- */
-function entityTags(header, weak) {
-  if (header === undefined) {
-    return undefined;
+const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+const MAX_VERSION = 2 ** 31 - 1;
+const PRECONDITION_FAILED =
+  'The record has changed since the version If-Match names; read it again for its current ETag';
+const PRECONDITION_REQUIRED =
+  'This change needs an If-Match header: send the ETag of the version it applies to, or *';
+
+/** An If-Match or If-None-Match header: `*`, or its entity tags; undefined once a malformed one is answered (400). */
+function condition(request, response, header, value) {
+  const trimmed = value.trim();
+  if (trimmed === '*') {
+    return '*';
   }
-  if (header.trim() === '*') {
-    return { any: true, versions: [] };
-  }
-  const versions = [];
-  for (const tag of header.split(',')) {
-    const match = /^\s*(W\/)?"(\d{1,10})"\s*$/.exec(tag);
-    if (match && (weak || !match[1]) && Number(match[2]) <= 2 ** 31 - 1) {
-      versions.push(Number(match[2]));
+  const refuse = () =>
+    fail(request, response, 400, `${header} must be * or a list of entity tags such as "3"`);
+  const tags = [];
+  // A list, whose empty elements are allowed, as in any HTTP list.
+  for (const element of trimmed.split(',')) {
+    const item = element.trim();
+    const match = ENTITY_TAG.exec(item);
+    if (match) {
+      tags.push({ weak: match[1] !== undefined, opaque: match[2] });
+    } else if (item !== '') {
+      return void refuse();
     }
   }
-  return { any: false, versions };
+  return tags.length > 0 ? tags : void refuse();
+}
+
+/**
+ * The request's preconditions: `ifMatch` as the versions a change needs (null:
+ * any, without If-Match or with `*`; its strong tags only, compared strongly)
+ * and `ifNoneMatch` as a condition; undefined once a refusal is answered (a
+ * malformed header; 428 for a change without If-Match under REQUIRE_IF_MATCH).
+ */
+function preconditions(request, response) {
+  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers;
+  if (
+    ifMatch === undefined &&
+    REQUIRE_IF_MATCH &&
+    (request.method === 'PATCH' || request.method === 'DELETE')
+  ) {
+    fail(request, response, 428, PRECONDITION_REQUIRED);
+    return undefined;
+  }
+  const result = { versions: null, ifNoneMatch: undefined };
+  if (ifMatch !== undefined) {
+    const tags = condition(request, response, 'If-Match', ifMatch);
+    if (tags === undefined) {
+      return undefined;
+    }
+    if (tags !== '*') {
+      result.versions = tags
+        .filter((tag) => !tag.weak && /^[1-9]\d{0,9}$/.test(tag.opaque) && Number(tag.opaque) <= MAX_VERSION)
+        .map((tag) => Number(tag.opaque));
+    }
+  }
+  if (ifNoneMatch !== undefined) {
+    result.ifNoneMatch = condition(request, response, 'If-None-Match', ifNoneMatch);
+    if (result.ifNoneMatch === undefined) {
+      return undefined;
+    }
+  }
+  return result;
 }
 
 async function read(request, response, raw) {
+  const conditions = preconditions(request, response);
+  if (conditions === undefined) {
+    return;
+  }
   const id = idParameter(request, response, raw);
   if (id === undefined) {
     return;
@@ -723,61 +776,41 @@ async function read(request, response, raw) {
     return fail(request, response, 404, `No plant has the id ${id}`);
   }
   const etag = ['ETag', entityTag(row.version)];
-  const ifNoneMatch = entityTags(request.headers['if-none-match'], true);
-  if (ifNoneMatch && (ifNoneMatch.any || ifNoneMatch.versions.includes(row.version))) {
+  const { ifNoneMatch } = conditions;
+  if (ifNoneMatch === '*' || ifNoneMatch?.some((tag) => tag.opaque === String(row.version))) {
     response.writeHead(304, [...baseHeaders(request), ...etag]);
     return response.end();
   }
   sendJson(request, response, 200, plantJson(row), etag);
 }
 
-/** If-Match, or undefined once the refusal (428, with REQUIRE_IF_MATCH) is answered; null without one. */
-function ifMatchOf(request, response) {
-  const ifMatch = entityTags(request.headers['if-match'], false);
-  if (ifMatch === undefined && REQUIRE_IF_MATCH) {
-    fail(
-      request,
-      response,
-      428,
-      `${request.method} needs an If-Match header: send the ETag of the plant as it was read`,
-    );
-    return undefined;
-  }
-  return ifMatch ?? null;
-}
-
-/** The answer when the statement changed no row: 404 when the plant is gone, else 412 (If-Match did not match). */
-async function missed(request, response, id, ifMatch) {
-  if (ifMatch && (await query('exists', [id])).rows.length > 0) {
-    return fail(
-      request,
-      response,
-      412,
-      `Plant ${id} has changed since it was read: If-Match does not name its current ETag`,
-    );
+/** The answer when the statement changed no row: 412 when the plant is there at another version, else 404. */
+async function missed(request, response, id, versions) {
+  if (versions !== null && (await query('exists', [id])).rows.length > 0) {
+    return fail(request, response, 412, PRECONDITION_FAILED);
   }
   fail(request, response, 404, `No plant has the id ${id}`);
 }
 
 async function remove(request, response, raw) {
+  const conditions = preconditions(request, response);
+  if (conditions === undefined) {
+    return;
+  }
   const id = idParameter(request, response, raw);
   if (id === undefined) {
     return;
   }
-  const ifMatch = ifMatchOf(request, response);
-  if (ifMatch === undefined) {
-    return;
-  }
-  const versions = ifMatch !== null && !ifMatch.any;
-  const name = changeStatement('delete', { versions });
+  const { versions } = conditions;
+  const name = changeStatement('delete', { versions: versions !== null });
   const values = [
     id,
-    ...(versions ? [ifMatch.versions] : []),
+    ...(versions !== null ? [versions] : []),
     ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
   ];
   const { rowCount } = await query(name, values);
   if (!rowCount) {
-    return missed(request, response, id, ifMatch);
+    return missed(request, response, id, versions);
   }
   response.writeHead(204, baseHeaders(request));
   response.end();
@@ -786,7 +819,11 @@ async function remove(request, response, raw) {
 // ---------------------------------------------------------------------------
 // PATCH /plants/{id}: a JSON Merge Patch of name and tag
 
-async function update(request, response, raw, body, mediaType) {
+async function update(request, response, raw, body) {
+  const conditions = preconditions(request, response);
+  if (conditions === undefined) {
+    return;
+  }
   const id = idParameter(request, response, raw);
   if (id === undefined) {
     return;
@@ -794,8 +831,13 @@ async function update(request, response, raw, body, mediaType) {
   if (body === NO_BODY) {
     return fail(request, response, 400, 'A JSON request body is required');
   }
-  if (body === UNSUPPORTED_BODY || mediaType !== MERGE_PATCH_MEDIA_TYPE) {
-    return fail(request, response, 415, `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE}`);
+  if (body === UNSUPPORTED_BODY) {
+    return fail(
+      request,
+      response,
+      415,
+      `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`,
+    );
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return fail(request, response, 400, 'Request body must be a JSON object');
@@ -808,12 +850,8 @@ async function update(request, response, raw, body, mediaType) {
   }
   const setName = Object.hasOwn(body, 'name');
   const setTag = Object.hasOwn(body, 'tag');
-  if (Object.hasOwn(body, 'id')) {
-    if (!isInt64(body.id)) {
-      problems.push(`id ${INT64_RULE}`);
-    } else if (int64Digits(body.id) !== id) {
-      problems.push(`id must be the id of the path, ${id}, when given`);
-    }
+  if (Object.hasOwn(body, 'id') && !isInt64(body.id)) {
+    problems.push(`id ${INT64_RULE}`);
   }
   if (setName && !isText(body.name, true)) {
     problems.push(NAME_RULE);
@@ -824,23 +862,36 @@ async function update(request, response, raw, body, mediaType) {
   if (problems.length > 0) {
     return fail(request, response, 400, problems.join('; '));
   }
-  const ifMatch = ifMatchOf(request, response);
-  if (ifMatch === undefined) {
-    return;
+  if (Object.hasOwn(body, 'id') && int64Digits(body.id) !== id) {
+    return fail(
+      request,
+      response,
+      400,
+      `id ${int64Digits(body.id)} differs from the id in the path, ${id}: an id cannot be changed`,
+    );
   }
 
-  const versions = ifMatch !== null && !ifMatch.any;
-  const name = changeStatement('update', { setName, setTag, versions });
-  const values = [
-    id,
-    ...(setName ? [body.name] : []),
-    ...(setTag ? [body.tag] : []),
-    ...(versions ? [ifMatch.versions] : []),
-    ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
-  ];
-  const row = (await query(name, values)).rows[0];
+  const { versions } = conditions;
+  let row;
+  if (!setName && !setTag) {
+    // An empty patch changes nothing, not even the version: the plant as it is, if the precondition holds.
+    row = (await query('selectOne', [id])).rows[0];
+    if (row && versions !== null && !versions.includes(row.version)) {
+      return fail(request, response, 412, PRECONDITION_FAILED);
+    }
+  } else {
+    const name = changeStatement('update', { setName, setTag, versions: versions !== null });
+    const values = [
+      id,
+      ...(setName ? [body.name] : []),
+      ...(setTag ? [body.tag] : []),
+      ...(versions !== null ? [versions] : []),
+      ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
+    ];
+    row = (await query(name, values)).rows[0];
+  }
   if (!row) {
-    return missed(request, response, id, ifMatch);
+    return missed(request, response, id, versions);
   }
   sendJson(request, response, 200, plantJson(row), ['ETag', entityTag(row.version)]);
 }
