@@ -8,6 +8,7 @@ import {
   createPlantStoreClient,
   PlantStoreError,
   PlantStoreNetworkError,
+  PlantStorePreconditionFailedError,
   PlantStoreTimeoutError,
   verifyWebhook,
   WebhookVerificationError,
@@ -139,6 +140,82 @@ describe('the TypeScript client, against the service', () => {
       expect(error).toBeInstanceOf(PlantStoreError);
       expect(error).toMatchObject({ status: 404, error: 404, message: `No plant has the id ${INT64_MAX}` });
     }
+  });
+
+  it('updates a plant by a merge patch, answering it with a new ETag; tag null removes the tag', async () => {
+    await client.addPlant({ id: BEYOND_DOUBLES, name: 'Fern', tag: 'x' });
+    const read = await client.getPlantWithEtag(BEYOND_DOUBLES);
+    expect(read.plant).toStrictEqual({ id: BEYOND_DOUBLES, name: 'Fern', tag: 'x' });
+    expect(read.etag).toMatch(/^"\d+"$/);
+
+    const renamed = await client.updatePlant(
+      BEYOND_DOUBLES,
+      { name: 'Maidenhair fern' },
+      { ifMatch: read.etag },
+    );
+    expect(renamed.plant).toStrictEqual({ id: BEYOND_DOUBLES, name: 'Maidenhair fern', tag: 'x' });
+    expect(renamed.etag).not.toBe(read.etag);
+
+    const untagged = await client.updatePlant(BEYOND_DOUBLES, { tag: null });
+    expect(untagged.plant).toStrictEqual({ id: BEYOND_DOUBLES, name: 'Maidenhair fern' });
+    expect((await plantRow(testApp.db, BEYOND_DOUBLES))?.tag).toBeNull();
+    await expect(client.getPlantWithEtag(BEYOND_DOUBLES)).resolves.toStrictEqual(untagged);
+    await expect(client.getPlant(BEYOND_DOUBLES)).resolves.toStrictEqual(untagged.plant);
+  });
+
+  it('throws a PlantStorePreconditionFailedError for a change made against a stale ETag, and changes nothing', async () => {
+    await client.addPlant({ id: 7n, name: 'Fern' });
+    const { etag: stale } = await client.getPlantWithEtag(7n);
+    const { etag: current } = await client.updatePlant(7n, { tag: 'shade' });
+
+    const errors = await Promise.all([
+      rejection(client.updatePlant(7n, { name: 'Lost update' }, { ifMatch: stale })),
+      rejection(client.deletePlant(7n, { ifMatch: stale })),
+    ]);
+
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(PlantStorePreconditionFailedError);
+      expect(error).toBeInstanceOf(PlantStoreError);
+      expect(error).toMatchObject({ name: 'PlantStorePreconditionFailedError', status: 412, error: 412 });
+    }
+    await expect(client.getPlantWithEtag(7n)).resolves.toStrictEqual({
+      plant: { id: 7n, name: 'Fern', tag: 'shade' },
+      etag: current,
+    });
+    // Another failure stays a PlantStoreError of its own kind.
+    const missing = await rejection(client.updatePlant(8n, { name: 'Ghost' }));
+    expect(missing).toBeInstanceOf(PlantStoreError);
+    expect(missing).not.toBeInstanceOf(PlantStorePreconditionFailedError);
+    expect(missing).toMatchObject({ status: 404 });
+  });
+
+  it('deletes a plant with ifMatch its current ETag', async () => {
+    await client.addPlant({ id: INT64_MIN, name: 'Fern' });
+    const { etag } = await client.updatePlant(INT64_MIN, { name: 'Fern', tag: 'x' });
+
+    await expect(client.deletePlant(INT64_MIN, { ifMatch: etag })).resolves.toBeUndefined();
+
+    expect(await plantRow(testApp.db, INT64_MIN)).toBeUndefined();
+  });
+
+  it('throws a 400 for a patch breaking a rule, and sends the patch as application/merge-patch+json', async () => {
+    await client.addPlant({ id: 9n, name: 'Fern' });
+    const sent: Array<string | null> = [];
+    const watched = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: TEST_TOKEN,
+      fetch: (request) => {
+        sent.push(request.headers.get('Content-Type'));
+        return fetch(request);
+      },
+    });
+
+    const blank = await rejection(watched.updatePlant(9n, { name: ' ' }));
+
+    expect(blank).toMatchObject({ status: 400, error: 400, message: expect.stringMatching(/^name /) });
+    expect(sent).toStrictEqual(['application/merge-patch+json']);
+    await expect(watched.updatePlant(9.5, { name: 'Fern' })).rejects.toThrow(RangeError);
+    expect(sent).toHaveLength(1);
   });
 
   it('answers a replay of the same plant, and throws a 409 for another plant under a taken id', async () => {

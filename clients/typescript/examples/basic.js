@@ -1,6 +1,7 @@
 /**
- * Creates a plant, reads it back, lists its tag and deletes it, with the
- * built client, against a running service:
+ * Creates a plant, reads it back, lists its tag, changes it against the
+ * version it read and deletes it, with the built client, against a running
+ * service:
  *
  *   npm run build    (at the repository's root: builds clients/typescript/dist)
  *   PLANT_STORE_URL=http://127.0.0.1:3000 PLANT_STORE_TOKEN=$(cat .data/auth/dev-token) \
@@ -24,7 +25,11 @@ console.log('read:', await client.getPlant(id));
 for await (const plant of client.plants({ tag: 'aroid', limit: 50 })) {
   console.log('listed:', plant);
 }
-await client.deletePlant(id);
+// Changed only if nobody has changed it since it was read (a PlantStorePreconditionFailedError otherwise).
+const { etag } = await client.getPlantWithEtag(id);
+const updated = await client.updatePlant(id, { name: 'Swiss cheese plant', tag: null }, { ifMatch: etag });
+console.log('updated:', updated.plant, 'now at', updated.etag);
+await client.deletePlant(id, { ifMatch: updated.etag });
 
 try {
   await client.getPlant(id);

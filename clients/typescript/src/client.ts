@@ -4,7 +4,16 @@ import { PlantStoreError, PlantStoreNetworkError, PlantStoreTimeoutError } from 
 import type { paths } from './generated/openapi.js';
 import { toInt64, type Int64Input } from './int64.js';
 import { parseJson, stringifyWithId } from './json.js';
-import type { ListPlantsOptions, NewPlant, NewPlantInput, Plant, PlantPage } from './types.js';
+import type {
+  ListPlantsOptions,
+  NewPlant,
+  NewPlantInput,
+  Plant,
+  PlantPage,
+  PlantPatch,
+  PlantWithEtag,
+  Precondition,
+} from './types.js';
 
 export interface PlantStoreClientOptions {
   /** Where the service is, such as `https://plants.example.com` (a path prefix is kept). */
@@ -22,18 +31,37 @@ export interface PlantStoreClient {
   addPlant(newPlant: NewPlantInput): Promise<Plant>;
   /** The plant stored under `id` (a 404 {@link PlantStoreError} when there is none). */
   getPlant(id: Int64Input): Promise<NewPlant>;
+  /**
+   * The plant stored under `id`, and its ETag: what `updatePlant` and
+   * `deletePlant` take as `ifMatch`, so that they change it only if no one
+   * else has since.
+   */
+  getPlantWithEtag(id: Int64Input): Promise<PlantWithEtag>;
+  /**
+   * Changes the plant stored under `id` by a JSON Merge Patch: the members
+   * given are set, `tag: null` removes the tag. Answers the plant as stored
+   * now and its new ETag. With `ifMatch`, a plant changed since that ETag
+   * was read is left alone: a {@link PlantStorePreconditionFailedError}.
+   */
+  updatePlant(id: Int64Input, patch: PlantPatch, precondition?: Precondition): Promise<PlantWithEtag>;
   /** One page of plants, in id order, and where the next one starts. */
   listPlants(options?: ListPlantsOptions): Promise<PlantPage>;
   /** Every plant (with the tag, when one is given), in id order, fetched a page of `limit` at a time. */
   plants(options?: Omit<ListPlantsOptions, 'after'>): AsyncIterableIterator<NewPlant>;
-  /** Deletes the plant stored under `id` (a 404 {@link PlantStoreError} when there is none). */
-  deletePlant(id: Int64Input): Promise<void>;
+  /**
+   * Deletes the plant stored under `id` (a 404 {@link PlantStoreError} when
+   * there is none); with `ifMatch`, only if it is still that version (a
+   * {@link PlantStorePreconditionFailedError} otherwise).
+   */
+  deletePlant(id: Int64Input, precondition?: Precondition): Promise<void>;
 }
 
 /** A status whose response cannot have a body, which `new Response()` refuses to be given one. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 const INT64_DIGITS = /^-?\d{1,19}$/;
+
+const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 /**
  * A client of the Plant Store service. Every method throws a
@@ -64,6 +92,17 @@ export function createPlantStoreClient({
     return { plants: parseJson(data!) as NewPlant[], next: nextAfter(response) };
   }
 
+  async function readPlant(id: Int64Input): Promise<{ plant: NewPlant; response: Response }> {
+    const { data, error, response } = await api.GET('/plants/{id}', {
+      params: { path: { id: toInt64(id, 'id') } },
+      parseAs: 'text',
+    });
+    if (!response.ok) {
+      throw PlantStoreError.fromResponse(response, error);
+    }
+    return { plant: parseJson(data!) as NewPlant, response };
+  }
+
   async function* plants({
     limit,
     tag,
@@ -90,22 +129,34 @@ export function createPlantStoreClient({
     },
 
     async getPlant(id) {
-      const { data, error, response } = await api.GET('/plants/{id}', {
+      return (await readPlant(id)).plant;
+    },
+
+    async getPlantWithEtag(id) {
+      const { plant, response } = await readPlant(id);
+      return { plant, etag: etagOf(response) };
+    },
+
+    async updatePlant(id, patch, { ifMatch } = {}) {
+      const { data, error, response } = await api.PATCH('/plants/{id}', {
         params: { path: { id: toInt64(id, 'id') } },
+        headers: { 'Content-Type': MERGE_PATCH_MEDIA_TYPE, 'If-Match': ifMatch },
+        body: patch,
         parseAs: 'text',
       });
       if (!response.ok) {
         throw PlantStoreError.fromResponse(response, error);
       }
-      return parseJson(data!) as NewPlant;
+      return { plant: parseJson(data!) as NewPlant, etag: etagOf(response) };
     },
 
     listPlants,
     plants,
 
-    async deletePlant(id) {
+    async deletePlant(id, { ifMatch } = {}) {
       const { error, response } = await api.DELETE('/plants/{id}', {
         params: { path: { id: toInt64(id, 'id') } },
+        headers: { 'If-Match': ifMatch },
       });
       if (!response.ok) {
         throw PlantStoreError.fromResponse(response, error);
@@ -137,6 +188,15 @@ function withTimeout(
       throw new PlantStoreNetworkError(`${exchange}: no answer (${describe(error)})`, { cause: error });
     }
   };
+}
+
+/** The answer's ETag, which the service sends with every plant it answers. */
+function etagOf(response: Response): string {
+  const etag = response.headers.get('ETag');
+  if (etag === null) {
+    throw new Error('The service answered the plant without an ETag header');
+  }
+  return etag;
 }
 
 /** The `after` of the page that the `Link` header's `rel="next"` names, if it names one. */

@@ -5,7 +5,7 @@
  * `message` names it).
  */
 export class PlantStoreError extends Error {
-  override readonly name = 'PlantStoreError';
+  override readonly name: string = 'PlantStoreError';
 
   constructor(
     readonly status: number,
@@ -20,12 +20,23 @@ export class PlantStoreError extends Error {
   /** The error for a non-2xx `response`, whose body (JSON-parsed when it could be) is `body`. */
   static fromResponse(response: Response, body: unknown): PlantStoreError {
     const requestId = response.headers.get('X-Request-Id') ?? undefined;
+    const Kind = response.status === 412 ? PlantStorePreconditionFailedError : PlantStoreError;
     if (isErrorBody(body)) {
-      return new PlantStoreError(response.status, body.error, body.message, requestId);
+      return new Kind(response.status, body.error, body.message, requestId);
     }
     const message = `The service answered ${response.status} ${response.statusText}`.trimEnd();
-    return new PlantStoreError(response.status, response.status, message, requestId);
+    return new Kind(response.status, response.status, message, requestId);
   }
+}
+
+/**
+ * A 412: the change was sent with `ifMatch`, and the plant is no longer the
+ * version that ETag names: someone changed it since it was read. Nothing was
+ * changed; read the plant again (`getPlantWithEtag`) and decide anew. A
+ * {@link PlantStoreError} still, so that code that handles those handles it.
+ */
+export class PlantStorePreconditionFailedError extends PlantStoreError {
+  override readonly name: string = 'PlantStorePreconditionFailedError';
 }
 
 /**

@@ -1,6 +1,20 @@
 export { createPlantStoreClient, type PlantStoreClient, type PlantStoreClientOptions } from './client.js';
-export { PlantStoreError, PlantStoreNetworkError, PlantStoreTimeoutError } from './errors.js';
+export {
+  PlantStoreError,
+  PlantStoreNetworkError,
+  PlantStorePreconditionFailedError,
+  PlantStoreTimeoutError,
+} from './errors.js';
 export type { Int64Input } from './int64.js';
-export type { ListPlantsOptions, NewPlant, NewPlantInput, Plant, PlantPage } from './types.js';
+export type {
+  ListPlantsOptions,
+  NewPlant,
+  NewPlantInput,
+  Plant,
+  PlantPage,
+  PlantPatch,
+  PlantWithEtag,
+  Precondition,
+} from './types.js';
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions } from './webhook.js';
 export type { components, paths, webhooks } from './generated/openapi.js';

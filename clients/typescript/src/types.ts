@@ -25,3 +25,30 @@ export interface ListPlantsOptions {
   /** Only plants with exactly this tag. */
   readonly tag?: string;
 }
+
+/**
+ * A change to a stored plant, as a JSON Merge Patch (RFC 7396): a member left
+ * out (or `undefined`) keeps its value, `tag: null` removes the tag. The id
+ * is the path's, never changed, so it is not part of the patch.
+ */
+export type PlantPatch = Omit<components['schemas']['PlantPatch'], 'id'>;
+
+/**
+ * A plant as stored now, and its ETag: the version it was read at, for a
+ * later `updatePlant` or `deletePlant` to be made against (`ifMatch`).
+ */
+export interface PlantWithEtag {
+  readonly plant: NewPlant;
+  /** The `ETag` the service answered with (`"3"`): pass it back as it is. */
+  readonly etag: string;
+}
+
+export interface Precondition {
+  /**
+   * An ETag from `getPlantWithEtag` or `updatePlant`: the change is made
+   * only if the plant is still that version, and throws a
+   * `PlantStorePreconditionFailedError` (412) if someone changed it since.
+   * Left out, the change is made whatever the version.
+   */
+  readonly ifMatch?: string;
+}
