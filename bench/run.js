@@ -11,10 +11,10 @@
  * on POST /plants (unique ids), GET /plants/{id} and GET /plants?limit=20&after=… (random
  * ids and pages of N preloaded rows) and PATCH /plants/{id} (random preloaded ids, a new
  * name, and in half of them the tag set or removed; unconditional: no If-Match, as a
- * client that does not read first sends it), the targets taking turns at each route and
- * concurrency, the whole rotation repeated --rounds times. Each run finds the preloaded
- * plants as the preload wrote them: what creates added is deleted, what patches changed
- * restored. Before the load, a contract
+ * client that does not read first sends it, so REQUIRE_IF_MATCH=true makes each a 428),
+ * the targets taking turns at each route and concurrency, the whole rotation repeated
+ * --rounds times. Each run finds the preloaded plants as the preload wrote them: what
+ * creates added is deleted, what patches changed restored. Before the load, a contract
  * check asks the floor and the service the same requests and compares their answers.
  * Prints a table per round and writes everything as JSON to bench/results/.
  *
