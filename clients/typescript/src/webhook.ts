@@ -25,8 +25,10 @@ const UNIX_SECONDS = /^\d+$/;
 const encoder = new TextEncoder();
 
 /**
- * Checks a new-plant webhook delivery as the Standard Webhooks specification
- * defines it, and returns the plant it announces, its id a bigint.
+ * Checks a webhook delivery as the Standard Webhooks specification defines
+ * it, and returns its body, the id a bigint: the plant for `plant.created`
+ * and `plant.updated`; for `plant.deleted` the id alone, though typed as a
+ * plant (`webhook-event-type` tells the events apart).
  * `webhook-signature` holds space-separated `v1,<base64>` signatures (several
  * while the secret is rotated); one must be the HMAC-SHA256, keyed with the
  * secret, of `<webhook-id>.<webhook-timestamp>.<body>`. The same event may be
