@@ -90,6 +90,13 @@ interface ChangeStatements {
   readonly withEvents?: NamedStatement;
 }
 
+/** An update waiting for its batch: the key, a pair per changeable property (whether to set it, its value), the version it must be at (null: any). */
+interface PendingUpdate {
+  readonly key: string;
+  readonly changes: readonly unknown[];
+  readonly version: number | null;
+}
+
 /**
  * A key found taken whose row has gone by the time it is read (deleted in
  * between) is written again, a few times at most.
@@ -153,6 +160,9 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly updateSubscribers?: readonly string[];
   private readonly removeSubscribers?: readonly string[];
   private readonly batch: NaturalBatch<WriteRow<E, K>, WriteOutcome<E, K>>;
+  /** Updates of one version or none, several rows to a statement under load. */
+  private readonly updates: NaturalBatch<PendingUpdate, ChangeOutcome<E, K>>;
+  private readonly batchUpdateStatement: NamedStatement;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -247,8 +257,11 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     statements.push(update.plain, ...(update.withEvents ? [update.withEvents] : []));
     statements.push(remove.plain, ...(remove.withEvents ? [remove.withEvents] : []));
     statements.push(current);
+    const batchUpdate = this.batchUpdateStatements(options.updated, events);
+    statements.push(batchUpdate.plain, ...(batchUpdate.withEvents ? [batchUpdate.withEvents] : []));
     const subscribed = events && events.outbox.subscribers.length > 0 ? events.outbox.subscribers : undefined;
     this.updateStatement = (subscribed && update.withEvents) || update.plain;
+    this.batchUpdateStatement = (subscribed && batchUpdate.withEvents) || batchUpdate.plain;
     this.updateSubscribers = subscribed && update.withEvents ? subscribed : undefined;
     this.removeStatement = (subscribed && remove.withEvents) || remove.plain;
     this.removeSubscribers = subscribed && remove.withEvents ? subscribed : undefined;
@@ -259,6 +272,12 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       maxBatchSize: options.maxBatchSize,
       retryAlone: (error) => !isDatabaseUnavailableError(error),
       span: `${metadata.tableName} batch insert`,
+    });
+    this.updates = new NaturalBatch((pending, contexts) => this.updateInBatch(pending, contexts), {
+      concurrency: options.concurrency,
+      maxBatchSize: options.maxBatchSize,
+      retryAlone: (error) => !isDatabaseUnavailableError(error),
+      span: `${metadata.tableName} batch update`,
     });
   }
 
@@ -357,14 +376,20 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
         throw new Error(`${this.table.metadata.name}: an update cannot set ${property}`);
       }
     }
+    const pairs: unknown[] = [];
     this.changeable.forEach((property, index) => {
       const value = changes[property];
       changing ||= value !== undefined;
-      values.push(value !== undefined, this.changeableJson[index] ? jsonText(value) : (value ?? null));
+      pairs.push(value !== undefined, this.changeableJson[index] ? jsonText(value) : (value ?? null));
     });
     if (!changing) {
       return this.current(key, versions);
     }
+    if (versions === null || versions.length === 1) {
+      // The usual update, unconditional or of the one version an ETag names: batched.
+      return this.updates.submit({ key, changes: pairs, version: versions?.[0] ?? null });
+    }
+    values.push(...pairs);
     return this.change(this.updateStatement, values, this.updateSubscribers);
   }
 
@@ -397,23 +422,13 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       values.push(subscribers, traceparentOf(context.active()));
     }
     const { rows } = await postgresPool(this.dataSource).query<
-      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean>
+      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>
     >({ ...statement, values });
-    const [answer] = rows;
-    if (answer[this.keyProperty] === null) {
-      return answer[FOUND] ? STALE : NOT_FOUND;
-    }
-    if (subscribers) {
+    const outcome = this.outcomeOf(rows[0]);
+    if (subscribers && outcome.outcome === 'changed') {
       this.events?.dispatcher.nudge();
     }
-    const row = {} as Record<string, unknown>;
-    for (const property of this.properties) {
-      row[property] = answer[property];
-    }
-    if (this.versionColumn) {
-      row[VERSION_PROPERTY] = (answer as Record<string, unknown>)[VERSION_PROPERTY];
-    }
-    return { outcome: 'changed', row: row as VersionedWriteRow<E, K> };
+    return outcome;
   }
 
   /** What an update without changes answers: the row as it is, if the precondition holds. */
@@ -498,7 +513,9 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     }
     const answer = [
       `SELECT ${this.rowList('changed.')},`,
-      `  EXISTS (SELECT FROM ${table} WHERE ${keyMatch}) AS ${quote(FOUND)}`,
+      // Asked only when nothing changed: whether the key had a row tells a stale version from a missing row.
+      `  CASE WHEN changed.${quote(key.databaseName)} IS NULL`,
+      `    THEN EXISTS (SELECT FROM ${table} WHERE ${keyMatch}) END AS ${quote(FOUND)}`,
       `FROM (VALUES (1)) AS one`,
       `LEFT JOIN changed ON true`,
     ];
@@ -530,6 +547,167 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       ].join('\n'),
     );
     return { plain, withEvents };
+  }
+
+  /**
+   * The statement of a batch of updates, plain and with its events: the rows
+   * to change as arrays (`$1` the keys, `$2` the version each must be at, a
+   * pair of arrays per changeable property), the subscribers and each row's
+   * `traceparent` last, with events. It answers a row per key, in order: the
+   * row changed (its key null when none was), and, when none was, whether the
+   * key had a row in the statement's snapshot.
+   */
+  private batchUpdateStatements(
+    event: ChangeEvent<E> | undefined,
+    events: WriterEvents | undefined,
+  ): ChangeStatements {
+    const { key, name: table } = this.table;
+    const version = this.versionColumn;
+    const keyColumn = quote(key.databaseName);
+    const arrays = [`$1::${this.table.typeOf(key)}[]`];
+    const names = ['key'];
+    if (version) {
+      arrays.push(`$2::${this.table.typeOf(version)}[]`);
+      names.push('if_version');
+    }
+    const assignments = this.changeable.map((property, index) => {
+      const column = this.table.column(property);
+      arrays.push(
+        `$${arrays.length + 1}::boolean[]`,
+        `$${arrays.length + 2}::${this.table.typeOf(column)}[]`,
+      );
+      names.push(`set_${index}`, `value_${index}`);
+      const quoted = quote(column.databaseName);
+      return `${quoted} = CASE WHEN input.set_${index} THEN input.value_${index} ELSE t.${quoted} END`;
+    });
+    const conditions = [`t.${keyColumn} = input.key`];
+    if (version) {
+      const quoted = quote(version.databaseName);
+      assignments.push(`${quoted} = t.${quoted} + 1`);
+      conditions.push(`(input.if_version IS NULL OR t.${quoted} = input.if_version)`);
+    }
+    if (assignments.length === 0) {
+      assignments.push(`${keyColumn} = t.${keyColumn}`);
+    }
+    const returned = [...this.properties.map((property) => this.table.column(property))];
+    if (version) {
+      returned.push(version);
+    }
+    const head = [
+      `WITH input AS (`,
+      `  SELECT * FROM unnest(${arrays.join(', ')})`,
+      `    WITH ORDINALITY AS input (${[...names, 'position'].join(', ')})`,
+      `),`,
+      `changed AS (`,
+      `  UPDATE ${table} AS t`,
+      `  SET ${assignments.join(',\n      ')}`,
+      `  FROM input`,
+      `  WHERE ${conditions.join('\n    AND ')}`,
+      `  RETURNING ${returned.map((column) => `t.${quote(column.databaseName)}`).join(', ')}`,
+      `)`,
+    ];
+    const answer = [
+      `SELECT ${this.rowList('changed.')},`,
+      `  CASE WHEN changed.${keyColumn} IS NULL`,
+      `    THEN EXISTS (SELECT FROM ${table} WHERE ${keyColumn} = input.key) END AS ${quote(FOUND)}`,
+      `FROM input`,
+      `LEFT JOIN changed ON changed.${keyColumn} = input.key`,
+      `ORDER BY input.position`,
+    ];
+    const plain = this.table.statement('update-batch', [...head, ...answer].join('\n'));
+    if (!event || !events) {
+      return { plain };
+    }
+    const payload = (event.payload ?? this.properties).map((property) => this.table.column(property));
+    const withEvents = this.table.statement(
+      'update-batch-with-events',
+      [
+        ...head.slice(0, -1),
+        `),`,
+        events.outbox.rowEventsSql('events', {
+          eventType: event.event,
+          rows:
+            `changed JOIN unnest($1::${this.table.typeOf(key)}[], $${arrays.length + 2}::text[]) ` +
+            `AS producer (producer_key, producer_traceparent) ON producer.producer_key = changed.${keyColumn}`,
+          payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
+          subscribersParameter: `$${arrays.length + 1}`,
+          traceparent: 'producer.producer_traceparent',
+        }),
+        ...answer,
+      ].join('\n'),
+    );
+    return { plain, withEvents };
+  }
+
+  /**
+   * A batch of updates: the keys of one statement must differ (an UPDATE …
+   * FROM changes a row once), so a key sent twice waits for the next
+   * statement, and the second update sees the first's version.
+   */
+  private async updateInBatch(
+    pending: PendingUpdate[],
+    contexts: ReadonlyArray<Context | undefined>,
+  ): Promise<Array<ChangeOutcome<E, K>>> {
+    const outcomes = new Array<ChangeOutcome<E, K>>(pending.length);
+    let waiting = pending.map((_, index) => index);
+    while (waiting.length > 0) {
+      const keys = new Set<string>();
+      const now: number[] = [];
+      const later: number[] = [];
+      for (const index of waiting) {
+        const { key } = pending[index];
+        (keys.has(key) ? later : now).push(index);
+        keys.add(key);
+      }
+      const answers = await this.updateRows(
+        now.map((index) => pending[index]),
+        now.map((index) => contexts[index]),
+      );
+      now.forEach((index, position) => (outcomes[index] = answers[position]));
+      waiting = later;
+    }
+    return outcomes;
+  }
+
+  private async updateRows(
+    pending: readonly PendingUpdate[],
+    contexts: ReadonlyArray<Context | undefined>,
+  ): Promise<Array<ChangeOutcome<E, K>>> {
+    const values: unknown[] = [pending.map(({ key }) => key)];
+    if (this.versionColumn) {
+      values.push(pending.map(({ version }) => version));
+    }
+    for (let pair = 0; pair < this.changeable.length * 2; pair++) {
+      values.push(pending.map(({ changes }) => changes[pair]));
+    }
+    const subscribers = this.updateSubscribers;
+    if (subscribers) {
+      values.push(subscribers, contexts.map(traceparentOf));
+    }
+    const { rows } = await postgresPool(this.dataSource).query<
+      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>
+    >({ ...this.batchUpdateStatement, values });
+    if (subscribers && rows.some((row) => row[this.keyProperty] !== null)) {
+      this.events?.dispatcher.nudge();
+    }
+    return rows.map((row) => this.outcomeOf(row));
+  }
+
+  /** What one row of a change's answer says: the row changed, or why none was. */
+  private outcomeOf(
+    answer: VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>,
+  ): ChangeOutcome<E, K> {
+    if (answer[this.keyProperty] === null) {
+      return answer[FOUND] ? STALE : NOT_FOUND;
+    }
+    const row = {} as Record<string, unknown>;
+    for (const property of this.properties) {
+      row[property] = answer[property];
+    }
+    if (this.versionColumn) {
+      row[VERSION_PROPERTY] = (answer as Record<string, unknown>)[VERSION_PROPERTY];
+    }
+    return { outcome: 'changed', row: row as VersionedWriteRow<E, K> };
   }
 
   private keyOf(row: WriteRow<E, K>): string {

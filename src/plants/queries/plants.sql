@@ -79,7 +79,7 @@ SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
 FROM "plants"
 WHERE "id" = ANY ($1::bigint[]);
 
--- EntityWriter(Plant) plants-update-pz4p_hiTu09LGRGe
+-- EntityWriter(Plant) plants-update-o8PoiVrcXHclyNbz
 WITH changed AS (
   UPDATE "plants"
   SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
@@ -90,11 +90,12 @@ WITH changed AS (
   RETURNING "id", "name", "tag", "version"
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-update-with-events-KzaltPiFr6Mv7dsi
+-- EntityWriter(Plant) plants-update-with-events-H752RUrVXhf9DKko
 WITH changed AS (
   UPDATE "plants"
   SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
@@ -115,11 +116,12 @@ events AS (
   CROSS JOIN unnest($7::text[]) AS subscriber (url)
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-delete-yaWDg6t7FfGGADDz
+-- EntityWriter(Plant) plants-delete-hKdJsUBHEo9_Lpk-
 WITH changed AS (
   DELETE FROM "plants"
   WHERE "id" = $1::bigint
@@ -127,11 +129,12 @@ WITH changed AS (
   RETURNING "id", "name", "tag", "version"
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
--- EntityWriter(Plant) plants-delete-with-events-rcac5kcq-NmzMSmn
+-- EntityWriter(Plant) plants-delete-with-events-4dQtxyuuiuvvPrpk
 WITH changed AS (
   DELETE FROM "plants"
   WHERE "id" = $1::bigint
@@ -149,7 +152,8 @@ events AS (
   CROSS JOIN unnest($3::text[]) AS subscriber (url)
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) AS "__found"
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
 FROM (VALUES (1)) AS one
 LEFT JOIN changed ON true;
 
@@ -157,3 +161,57 @@ LEFT JOIN changed ON true;
 SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag", "version" AS "version"
 FROM "plants"
 WHERE "id" = $1::bigint;
+
+-- EntityWriter(Plant) plants-update-batch-7O5fn-dxBWhPDpKM
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
+    WITH ORDINALITY AS input (key, if_version, set_0, value_0, set_1, value_1, position)
+),
+changed AS (
+  UPDATE "plants" AS t
+  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
+      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
+      "version" = t."version" + 1
+  FROM input
+  WHERE t."id" = input.key
+    AND (input.if_version IS NULL OR t."version" = input.if_version)
+  RETURNING t."id", t."name", t."tag", t."version"
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
+FROM input
+LEFT JOIN changed ON changed."id" = input.key
+ORDER BY input.position;
+
+-- EntityWriter(Plant) plants-update-batch-with-events-NS-QsF7WOuxvhSxL
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
+    WITH ORDINALITY AS input (key, if_version, set_0, value_0, set_1, value_1, position)
+),
+changed AS (
+  UPDATE "plants" AS t
+  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
+      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
+      "version" = t."version" + 1
+  FROM input
+  WHERE t."id" = input.key
+    AND (input.if_version IS NULL OR t."version" = input.if_version)
+  RETURNING t."id", t."name", t."tag", t."version"
+),
+events AS (
+  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
+  SELECT event.id, 'plant.updated', subscriber.url, event.payload, event.traceparent
+  FROM (
+    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload,
+      producer.producer_traceparent::text AS traceparent
+    FROM changed JOIN unnest($1::bigint[], $8::text[]) AS producer (producer_key, producer_traceparent) ON producer.producer_key = changed."id"
+  ) AS event
+  CROSS JOIN unnest($7::text[]) AS subscriber (url)
+)
+SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
+  CASE WHEN changed."id" IS NULL
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
+FROM input
+LEFT JOIN changed ON changed."id" = input.key
+ORDER BY input.position;
