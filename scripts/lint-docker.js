@@ -5,7 +5,10 @@
  * - the Dockerfile, through dockerfile-utils (the parser and validator behind
  *   editors' Dockerfile support);
  * - docker-compose.yml, through `docker compose config` (or the standalone
- *   `docker-compose`), when one is installed.
+ *   `docker-compose`), when one is installed;
+ * - the client's address: deploy/nginx.conf sets X-Forwarded-For to the address it saw
+ *   (appended to, the header keeps whatever the client wrote), and compose's
+ *   TRUST_PROXY is a hop count (a subnet trusts every address in it to write the header).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +29,24 @@ if (JSON.stringify(command) !== JSON.stringify(expected) || /^ENV\b.*NODE_OPTION
   failed = true;
   console.error(
     `Dockerfile: CMD should be ${JSON.stringify(expected)}, and NODE_OPTIONS unset: memory settings are the deployment's`,
+  );
+}
+
+const nginx = readFileSync('deploy/nginx.conf', 'utf8');
+const forwardedFor = /^\s*proxy_set_header\s+X-Forwarded-For\s+(\S+);/im.exec(nginx)?.[1];
+if (forwardedFor !== '$remote_addr') {
+  failed = true;
+  console.error(
+    `deploy/nginx.conf: X-Forwarded-For should be $remote_addr, the address nginx saw (is ${forwardedFor ?? 'unset'})`,
+  );
+}
+const trustProxy = /^\s*TRUST_PROXY:\s*'?([^'\s]*)'?\s*$/m.exec(
+  readFileSync('docker-compose.yml', 'utf8'),
+)?.[1];
+if (!/^\d+$/.test(trustProxy ?? '')) {
+  failed = true;
+  console.error(
+    `docker-compose.yml: TRUST_PROXY should count the proxies in front (1), not name addresses (is ${trustProxy ?? 'unset'})`,
   );
 }
 
