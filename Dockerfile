@@ -36,6 +36,8 @@ FROM npm AS build
 RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund \
  && node node_modules/esbuild/install.js
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
+# Nest's CLI reads the collection nest-cli.json names on every command, `nest build` included.
+COPY schematics ./schematics
 COPY scripts/bundle.js ./scripts/
 COPY src ./src
 RUN npm run build:service
