@@ -90,11 +90,11 @@ interface ChangeStatements {
   readonly withEvents?: NamedStatement;
 }
 
-/** An update waiting for its batch: the key, a pair per changeable property (whether to set it, its value), the version it must be at (null: any). */
+/** An update waiting for its batch: the key, a pair per changeable property (whether to set it, its value), the versions it may be at (null: any). */
 interface PendingUpdate {
   readonly key: string;
   readonly changes: readonly unknown[];
-  readonly version: number | null;
+  readonly versions: readonly number[] | null;
 }
 
 /**
@@ -124,8 +124,9 @@ const MAX_ATTEMPTS = 3;
  * event per inserted row in the outbox (`WebhookOutbox.rowEventsSql`): no
  * event without its row, no row without its events, no extra round trip.
  *
- * Updates and deletes (`update`, `remove`) are one statement each, and so
- * atomic: the version check of an `If-Match` is in the statement's `WHERE`
+ * Updates are batched the same way (`UPDATE … FROM unnest(…)`, the keys of
+ * one statement distinct); deletes are one statement each. Either is atomic
+ * for each row: the version check of an `If-Match` is in the statement's `WHERE`
  * (a row changed meanwhile is left alone, as PostgreSQL re-checks the
  * condition on the row it waited for), the version goes up by one with every
  * update, the events (`updated`, `deleted`) are recorded by the same
@@ -152,17 +153,16 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   private readonly changeable: readonly K[];
   private readonly changeableJson: readonly boolean[];
   private readonly versionColumn?: ColumnMetadata;
-  private readonly updateStatement: NamedStatement;
   private readonly removeStatement: NamedStatement;
   /** Reads the row an empty update leaves as it is. */
   private readonly currentStatement: NamedStatement;
-  /** Whether each change statement records events, and to whom. */
+  /** Whether updates and deletes record events, and to whom. */
   private readonly updateSubscribers?: readonly string[];
   private readonly removeSubscribers?: readonly string[];
   private readonly batch: NaturalBatch<WriteRow<E, K>, WriteOutcome<E, K>>;
-  /** Updates of one version or none, several rows to a statement under load. */
+  /** Updates, several rows to a statement under load. */
   private readonly updates: NaturalBatch<PendingUpdate, ChangeOutcome<E, K>>;
-  private readonly batchUpdateStatement: NamedStatement;
+  private readonly updateStatement: NamedStatement;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -199,7 +199,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
         this.table.column(property),
       );
       const returned = [...new Set([key, ...payload])].map((column) => quote(column.databaseName));
-      const keyParameter = `$${columns.indexOf(key) + 1}::${this.table.typeOf(key)}[]`;
+
       const withEvents = this.table.statement(
         'insert-batch-with-events',
         [
@@ -208,10 +208,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
           `),`,
           events.outbox.rowEventsSql('events', {
             eventType: options.created.event,
-            // Each row's trace context, by its key: the rows an INSERT returns come in no set order.
-            rows:
-              `inserted JOIN unnest(${keyParameter}, $${columns.length + 2}::text[]) ` +
-              `AS producer (producer_key, producer_traceparent) ON producer.producer_key = inserted.${quote(key.databaseName)}`,
+            rows: this.byProducer('inserted', `$${columns.indexOf(key) + 1}`, `$${columns.length + 2}`),
             payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
             subscribersParameter: `$${columns.length + 1}`,
             traceparent: 'producer.producer_traceparent',
@@ -243,8 +240,8 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       const { type } = this.table.column(property);
       return type === 'json' || type === 'jsonb';
     });
-    const update = this.changeStatements('update', options.updated, this.properties, events);
-    const remove = this.changeStatements('delete', options.deleted, [this.keyProperty], events);
+    const update = this.updateStatements(options.updated, events);
+    const remove = this.removeStatements(options.deleted, events);
     const current = this.table.statement(
       'select-current',
       [
@@ -257,11 +254,8 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     statements.push(update.plain, ...(update.withEvents ? [update.withEvents] : []));
     statements.push(remove.plain, ...(remove.withEvents ? [remove.withEvents] : []));
     statements.push(current);
-    const batchUpdate = this.batchUpdateStatements(options.updated, events);
-    statements.push(batchUpdate.plain, ...(batchUpdate.withEvents ? [batchUpdate.withEvents] : []));
     const subscribed = events && events.outbox.subscribers.length > 0 ? events.outbox.subscribers : undefined;
     this.updateStatement = (subscribed && update.withEvents) || update.plain;
-    this.batchUpdateStatement = (subscribed && batchUpdate.withEvents) || batchUpdate.plain;
     this.updateSubscribers = subscribed && update.withEvents ? subscribed : undefined;
     this.removeStatement = (subscribed && remove.withEvents) || remove.plain;
     this.removeSubscribers = subscribed && remove.withEvents ? subscribed : undefined;
@@ -356,9 +350,10 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   /**
    * Sets the given properties of the row under `key` (an absent or undefined
    * property is left as it is), and its version one higher, if the row is at
-   * one of the precondition's versions; one statement, which records the
-   * `updated` event too. No changes at all change nothing (no new version,
-   * no event): the row is read, and the precondition checked against it.
+   * one of the precondition's versions; one statement, shared with other
+   * updates under load, which records the `updated` event too. No changes at
+   * all change nothing (no new version, no event): the row is read, and the
+   * precondition checked against it.
    */
   async update(
     key: string,
@@ -366,10 +361,6 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     precondition?: WritePrecondition,
   ): Promise<ChangeOutcome<E, K>> {
     const versions = this.versionsOf(precondition);
-    const values: unknown[] = [key];
-    if (this.versionColumn) {
-      values.push(versions);
-    }
     let changing = false;
     for (const property of Object.keys(changes)) {
       if (!this.changeable.includes(property as K) && changes[property as K] !== undefined) {
@@ -385,12 +376,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     if (!changing) {
       return this.current(key, versions);
     }
-    if (versions === null || versions.length === 1) {
-      // The usual update, unconditional or of the one version an ETag names: batched.
-      return this.updates.submit({ key, changes: pairs, version: versions?.[0] ?? null });
-    }
-    values.push(...pairs);
-    return this.change(this.updateStatement, values, this.updateSubscribers);
+    return this.updates.submit({ key, changes: pairs, versions });
   }
 
   /**
@@ -398,12 +384,22 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
    * versions; one statement, which records the `deleted` event too. Answers
    * the row deleted.
    */
-  remove(key: string, precondition?: WritePrecondition): Promise<ChangeOutcome<E, K>> {
+  async remove(key: string, precondition?: WritePrecondition): Promise<ChangeOutcome<E, K>> {
     const values: unknown[] = [key];
     if (this.versionColumn) {
       values.push(this.versionsOf(precondition));
     }
-    return this.change(this.removeStatement, values, this.removeSubscribers);
+    if (this.removeSubscribers) {
+      values.push(this.removeSubscribers, traceparentOf(context.active()));
+    }
+    const { rows } = await postgresPool(this.dataSource).query<
+      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>
+    >({ ...this.removeStatement, values });
+    const outcome = this.outcomeOf(rows[0]);
+    if (this.removeSubscribers && outcome.outcome === 'changed') {
+      this.events?.dispatcher.nudge();
+    }
+    return outcome;
   }
 
   private versionsOf(precondition: WritePrecondition | undefined): readonly number[] | null {
@@ -411,24 +407,6 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       throw new Error(`${this.table.metadata.name} has no version column to check a precondition against`);
     }
     return precondition ? precondition.versions : null;
-  }
-
-  private async change(
-    statement: NamedStatement,
-    values: unknown[],
-    subscribers: readonly string[] | undefined,
-  ): Promise<ChangeOutcome<E, K>> {
-    if (subscribers) {
-      values.push(subscribers, traceparentOf(context.active()));
-    }
-    const { rows } = await postgresPool(this.dataSource).query<
-      VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>
-    >({ ...statement, values });
-    const outcome = this.outcomeOf(rows[0]);
-    if (subscribers && outcome.outcome === 'changed') {
-      this.events?.dispatcher.nudge();
-    }
-    return outcome;
   }
 
   /** What an update without changes answers: the row as it is, if the precondition holds. */
@@ -455,17 +433,15 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   }
 
   /**
-   * An update's or a delete's statement, plain and with its events:
-   * `$1` the key, `$2` the versions the row may be at (null: any), for an
-   * update a pair per changeable property (whether to set it, its value),
-   * and last the subscribers and the change's `traceparent`, with events. It answers one row: the row changed (its key
-   * null when none was), and whether the key had a row in the statement's
-   * snapshot, which tells a stale version from a missing row.
+   * A delete's statement, plain and with its events: `$1` the key, `$2` the
+   * versions the row may be at (null: any), and last the subscribers and the
+   * change's `traceparent`, with events. It answers one row: the row deleted
+   * (its key null when none was), and, when none was, whether the key had a
+   * row in the statement's snapshot, which tells a stale version from a
+   * missing row.
    */
-  private changeStatements(
-    kind: 'update' | 'delete',
+  private removeStatements(
     event: ChangeEvent<E> | undefined,
-    defaultPayload: readonly K[],
     events: WriterEvents | undefined,
   ): ChangeStatements {
     const { key, name: table, metadata } = this.table;
@@ -480,37 +456,11 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       );
       parameter = 3;
     }
-    const returned = [...this.properties.map((property) => this.table.column(property))];
-    if (version) {
-      returned.push(version);
-    }
-    const returning = `RETURNING ${returned.map((column) => quote(column.databaseName)).join(', ')}`;
-    let change: string[];
-    if (kind === 'update') {
-      const assignments = this.changeable.map((property) => {
-        const column = quote(this.table.column(property).databaseName);
-        const type = this.table.typeOf(this.table.column(property));
-        const set = `${column} = CASE WHEN $${parameter}::boolean THEN $${parameter + 1}::${type} ELSE ${column} END`;
-        parameter += 2;
-        return set;
-      });
-      if (version) {
-        const column = quote(version.databaseName);
-        assignments.push(`${column} = ${column} + 1`);
-      }
-      if (assignments.length === 0) {
-        // A table of its key alone: nothing to set, but the statement must stay valid SQL.
-        assignments.push(`${quote(key.databaseName)} = ${quote(key.databaseName)}`);
-      }
-      change = [
-        `UPDATE ${table}`,
-        `SET ${assignments.join(',\n    ')}`,
-        `WHERE ${conditions.join('\n  AND ')}`,
-        returning,
-      ];
-    } else {
-      change = [`DELETE FROM ${table}`, `WHERE ${conditions.join('\n  AND ')}`, returning];
-    }
+    const change = [
+      `DELETE FROM ${table}`,
+      `WHERE ${conditions.join('\n  AND ')}`,
+      `RETURNING ${this.returned('')}`,
+    ];
     const answer = [
       `SELECT ${this.rowList('changed.')},`,
       // Asked only when nothing changed: whether the key had a row tells a stale version from a missing row.
@@ -520,7 +470,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       `LEFT JOIN changed ON true`,
     ];
     const plain = this.table.statement(
-      kind,
+      'delete',
       [`WITH changed AS (`, indent(change.join('\n')), `)`, ...answer].join('\n'),
     );
     if (!event) {
@@ -529,9 +479,9 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     if (!events) {
       throw new Error(`${metadata.name}: announcing ${event.event} needs the webhook outbox`);
     }
-    const payload = (event.payload ?? defaultPayload).map((property) => this.table.column(property));
+    const payload = (event.payload ?? [this.keyProperty]).map((property) => this.table.column(property));
     const withEvents = this.table.statement(
-      `${kind}-with-events`,
+      'delete-with-events',
       [
         `WITH changed AS (`,
         indent(change.join('\n')),
@@ -551,24 +501,28 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
 
   /**
    * The statement of a batch of updates, plain and with its events: the rows
-   * to change as arrays (`$1` the keys, `$2` the version each must be at, a
-   * pair of arrays per changeable property), the subscribers and each row's
-   * `traceparent` last, with events. It answers a row per key, in order: the
-   * row changed (its key null when none was), and, when none was, whether the
-   * key had a row in the statement's snapshot.
+   * to change as arrays (`$1` the keys, `$2` the versions each may be at, as
+   * an array's text, null for any: arrays of arrays must be of one length in
+   * PostgreSQL; a pair of arrays per changeable property), the subscribers
+   * and each row's `traceparent` last, with events. The version is checked
+   * in the `WHERE`, which PostgreSQL evaluates again on a row it waited for,
+   * so concurrent updates with the same precondition cannot both win. It
+   * answers a row per key, in order: the row changed (its key null when none
+   * was), and, when none was, whether the key had a row in the statement's
+   * snapshot.
    */
-  private batchUpdateStatements(
+  private updateStatements(
     event: ChangeEvent<E> | undefined,
     events: WriterEvents | undefined,
   ): ChangeStatements {
-    const { key, name: table } = this.table;
+    const { key, name: table, metadata } = this.table;
     const version = this.versionColumn;
     const keyColumn = quote(key.databaseName);
     const arrays = [`$1::${this.table.typeOf(key)}[]`];
     const names = ['key'];
     if (version) {
-      arrays.push(`$2::${this.table.typeOf(version)}[]`);
-      names.push('if_version');
+      arrays.push(`$2::text[]`);
+      names.push('if_versions');
     }
     const assignments = this.changeable.map((property, index) => {
       const column = this.table.column(property);
@@ -584,14 +538,13 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     if (version) {
       const quoted = quote(version.databaseName);
       assignments.push(`${quoted} = t.${quoted} + 1`);
-      conditions.push(`(input.if_version IS NULL OR t.${quoted} = input.if_version)`);
+      conditions.push(
+        `(input.if_versions IS NULL OR t.${quoted} = ANY (input.if_versions::${this.table.typeOf(version)}[]))`,
+      );
     }
     if (assignments.length === 0) {
+      // A table of its key alone: nothing to set, but the statement must stay valid SQL.
       assignments.push(`${keyColumn} = t.${keyColumn}`);
-    }
-    const returned = [...this.properties.map((property) => this.table.column(property))];
-    if (version) {
-      returned.push(version);
     }
     const head = [
       `WITH input AS (`,
@@ -603,7 +556,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       `  SET ${assignments.join(',\n      ')}`,
       `  FROM input`,
       `  WHERE ${conditions.join('\n    AND ')}`,
-      `  RETURNING ${returned.map((column) => `t.${quote(column.databaseName)}`).join(', ')}`,
+      `  RETURNING ${this.returned('t.')}`,
       `)`,
     ];
     const answer = [
@@ -615,8 +568,11 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       `ORDER BY input.position`,
     ];
     const plain = this.table.statement('update-batch', [...head, ...answer].join('\n'));
-    if (!event || !events) {
+    if (!event) {
       return { plain };
+    }
+    if (!events) {
+      throw new Error(`${metadata.name}: announcing ${event.event} needs the webhook outbox`);
     }
     const payload = (event.payload ?? this.properties).map((property) => this.table.column(property));
     const withEvents = this.table.statement(
@@ -626,9 +582,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
         `),`,
         events.outbox.rowEventsSql('events', {
           eventType: event.event,
-          rows:
-            `changed JOIN unnest($1::${this.table.typeOf(key)}[], $${arrays.length + 2}::text[]) ` +
-            `AS producer (producer_key, producer_traceparent) ON producer.producer_key = changed.${keyColumn}`,
+          rows: this.byProducer('changed', '$1', `$${arrays.length + 2}`),
           payload: payload.map((column) => [column.propertyName, quote(column.databaseName)] as const),
           subscribersParameter: `$${arrays.length + 1}`,
           traceparent: 'producer.producer_traceparent',
@@ -637,6 +591,29 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
       ].join('\n'),
     );
     return { plain, withEvents };
+  }
+
+  /** The columns a change returns: those written, and the version. */
+  private returned(from: string): string {
+    const columns = this.properties.map((property) => this.table.column(property));
+    if (this.versionColumn) {
+      columns.push(this.versionColumn);
+    }
+    return columns.map((column) => `${from}${quote(column.databaseName)}`).join(', ');
+  }
+
+  /**
+   * `rows` (a CTE of rows of this table) with each one's caller's trace
+   * context, matched by key: the rows an INSERT or UPDATE returns come in no
+   * set order. `keys` and `traceparents` are the statement's parameters
+   * holding them, in the same order.
+   */
+  private byProducer(rows: string, keys: string, traceparents: string): string {
+    const { key } = this.table;
+    return (
+      `${rows} JOIN unnest(${keys}::${this.table.typeOf(key)}[], ${traceparents}::text[]) ` +
+      `AS producer (producer_key, producer_traceparent) ON producer.producer_key = ${rows}.${quote(key.databaseName)}`
+    );
   }
 
   /**
@@ -675,7 +652,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
   ): Promise<Array<ChangeOutcome<E, K>>> {
     const values: unknown[] = [pending.map(({ key }) => key)];
     if (this.versionColumn) {
-      values.push(pending.map(({ version }) => version));
+      values.push(pending.map(({ versions }) => (versions === null ? null : `{${versions.join(',')}}`)));
     }
     for (let pair = 0; pair < this.changeable.length * 2; pair++) {
       values.push(pending.map(({ changes }) => changes[pair]));
@@ -686,7 +663,7 @@ export class EntityWriter<E extends ObjectLiteral, K extends keyof E & string> {
     }
     const { rows } = await postgresPool(this.dataSource).query<
       VersionedWriteRow<E, K> & Record<typeof FOUND, boolean | null>
-    >({ ...this.batchUpdateStatement, values });
+    >({ ...this.updateStatement, values });
     if (subscribers && rows.some((row) => row[this.keyProperty] !== null)) {
       this.events?.dispatcher.nudge();
     }

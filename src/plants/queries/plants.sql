@@ -79,47 +79,59 @@ SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag"
 FROM "plants"
 WHERE "id" = ANY ($1::bigint[]);
 
--- EntityWriter(Plant) plants-update-o8PoiVrcXHclyNbz
-WITH changed AS (
-  UPDATE "plants"
-  SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
-      "tag" = CASE WHEN $5::boolean THEN $6::character varying ELSE "tag" END,
-      "version" = "version" + 1
-  WHERE "id" = $1::bigint
-    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
-  RETURNING "id", "name", "tag", "version"
+-- EntityWriter(Plant) plants-update-batch-ubOE5GSkHMZ3Dlxf
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
+    WITH ORDINALITY AS input (key, if_versions, set_0, value_0, set_1, value_1, position)
+),
+changed AS (
+  UPDATE "plants" AS t
+  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
+      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
+      "version" = t."version" + 1
+  FROM input
+  WHERE t."id" = input.key
+    AND (input.if_versions IS NULL OR t."version" = ANY (input.if_versions::integer[]))
+  RETURNING t."id", t."name", t."tag", t."version"
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
   CASE WHEN changed."id" IS NULL
-    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
-FROM (VALUES (1)) AS one
-LEFT JOIN changed ON true;
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
+FROM input
+LEFT JOIN changed ON changed."id" = input.key
+ORDER BY input.position;
 
--- EntityWriter(Plant) plants-update-with-events-H752RUrVXhf9DKko
-WITH changed AS (
-  UPDATE "plants"
-  SET "name" = CASE WHEN $3::boolean THEN $4::character varying ELSE "name" END,
-      "tag" = CASE WHEN $5::boolean THEN $6::character varying ELSE "tag" END,
-      "version" = "version" + 1
-  WHERE "id" = $1::bigint
-    AND ($2::integer[] IS NULL OR "version" = ANY ($2::integer[]))
-  RETURNING "id", "name", "tag", "version"
+-- EntityWriter(Plant) plants-update-batch-with-events-IUZsONRmpQR4emTg
+WITH input AS (
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
+    WITH ORDINALITY AS input (key, if_versions, set_0, value_0, set_1, value_1, position)
+),
+changed AS (
+  UPDATE "plants" AS t
+  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
+      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
+      "version" = t."version" + 1
+  FROM input
+  WHERE t."id" = input.key
+    AND (input.if_versions IS NULL OR t."version" = ANY (input.if_versions::integer[]))
+  RETURNING t."id", t."name", t."tag", t."version"
 ),
 events AS (
   INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
   SELECT event.id, 'plant.updated', subscriber.url, event.payload, event.traceparent
   FROM (
     SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload,
-      $8::text AS traceparent
-    FROM changed
+      producer.producer_traceparent::text AS traceparent
+    FROM changed JOIN unnest($1::bigint[], $8::text[]) AS producer (producer_key, producer_traceparent) ON producer.producer_key = changed."id"
   ) AS event
   CROSS JOIN unnest($7::text[]) AS subscriber (url)
 )
 SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
   CASE WHEN changed."id" IS NULL
-    THEN EXISTS (SELECT FROM "plants" WHERE "id" = $1::bigint) END AS "__found"
-FROM (VALUES (1)) AS one
-LEFT JOIN changed ON true;
+    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
+FROM input
+LEFT JOIN changed ON changed."id" = input.key
+ORDER BY input.position;
 
 -- EntityWriter(Plant) plants-delete-hKdJsUBHEo9_Lpk-
 WITH changed AS (
@@ -161,57 +173,3 @@ LEFT JOIN changed ON true;
 SELECT "id"::text AS "id", "name" AS "name", "tag" AS "tag", "version" AS "version"
 FROM "plants"
 WHERE "id" = $1::bigint;
-
--- EntityWriter(Plant) plants-update-batch-7O5fn-dxBWhPDpKM
-WITH input AS (
-  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
-    WITH ORDINALITY AS input (key, if_version, set_0, value_0, set_1, value_1, position)
-),
-changed AS (
-  UPDATE "plants" AS t
-  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
-      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
-      "version" = t."version" + 1
-  FROM input
-  WHERE t."id" = input.key
-    AND (input.if_version IS NULL OR t."version" = input.if_version)
-  RETURNING t."id", t."name", t."tag", t."version"
-)
-SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  CASE WHEN changed."id" IS NULL
-    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
-FROM input
-LEFT JOIN changed ON changed."id" = input.key
-ORDER BY input.position;
-
--- EntityWriter(Plant) plants-update-batch-with-events-NS-QsF7WOuxvhSxL
-WITH input AS (
-  SELECT * FROM unnest($1::bigint[], $2::integer[], $3::boolean[], $4::character varying[], $5::boolean[], $6::character varying[])
-    WITH ORDINALITY AS input (key, if_version, set_0, value_0, set_1, value_1, position)
-),
-changed AS (
-  UPDATE "plants" AS t
-  SET "name" = CASE WHEN input.set_0 THEN input.value_0 ELSE t."name" END,
-      "tag" = CASE WHEN input.set_1 THEN input.value_1 ELSE t."tag" END,
-      "version" = t."version" + 1
-  FROM input
-  WHERE t."id" = input.key
-    AND (input.if_version IS NULL OR t."version" = input.if_version)
-  RETURNING t."id", t."name", t."tag", t."version"
-),
-events AS (
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
-  SELECT event.id, 'plant.updated', subscriber.url, event.payload, event.traceparent
-  FROM (
-    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object('id', "id", 'name', "name", 'tag', "tag"))::text AS payload,
-      producer.producer_traceparent::text AS traceparent
-    FROM changed JOIN unnest($1::bigint[], $8::text[]) AS producer (producer_key, producer_traceparent) ON producer.producer_key = changed."id"
-  ) AS event
-  CROSS JOIN unnest($7::text[]) AS subscriber (url)
-)
-SELECT changed."id"::text AS "id", changed."name" AS "name", changed."tag" AS "tag", changed."version" AS "version",
-  CASE WHEN changed."id" IS NULL
-    THEN EXISTS (SELECT FROM "plants" WHERE "id" = input.key) END AS "__found"
-FROM input
-LEFT JOIN changed ON changed."id" = input.key
-ORDER BY input.position;
