@@ -4,7 +4,14 @@ import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional, IsString, IsUrl, MinLength } from 'class-validator';
 
 import type { KeySetSettings } from '../auth/issuer-key-set.js';
-import { Environment, IntegerVariable, parseListEnv, readEnvironment, VariableRule } from './environment.js';
+import {
+  Environment,
+  IntegerVariable,
+  isLoopbackUrl,
+  parseListEnv,
+  readEnvironment,
+  VariableRule,
+} from './environment.js';
 
 /** RFC 6750 `b64token`: the characters a bearer token may consist of. */
 export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -200,11 +207,6 @@ function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
     };
   }
   return undefined;
-}
-
-function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
 }
 
 function algorithmListProblems(value: unknown): string[] {

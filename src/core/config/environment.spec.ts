@@ -5,7 +5,7 @@ import { getMetadataStorage } from 'class-validator';
 import { AppEnvironment } from './app.config.js';
 import { AuthEnvironment } from './auth.config.js';
 import { DatabaseEnvironment } from './database.config.js';
-import { environmentConcerns, readEnvironment } from './environment.js';
+import { environmentConcerns, isLoopbackUrl, readEnvironment } from './environment.js';
 import { HttpEnvironment } from './http.config.js';
 import { WebhookEnvironment } from './webhook.config.js';
 
@@ -93,5 +93,34 @@ describe('the environment variables', () => {
     ).toThrow(
       /PORT must be an integer number[\s\S]*DATABASE_POOL_SIZE must not be less than 1[\s\S]*METRICS_ENABLED must be true or false/,
     );
+  });
+});
+
+describe('plain http:// to this machine only', () => {
+  it('is allowed to loopback, and refused to a host that only begins like it, for the key set and the webhooks', () => {
+    for (const url of [
+      'http://localhost/x',
+      'http://127.0.0.1:9000/x',
+      'http://127.8.9.10/x',
+      'http://[::1]:8080/x',
+    ]) {
+      expect({ url, loopback: isLoopbackUrl(url) }).toStrictEqual({ url, loopback: true });
+    }
+    for (const url of [
+      'http://127.0.0.1.example.com/x',
+      'http://127.evil.test/x',
+      'http://10.0.0.7/x',
+      'not a url',
+    ]) {
+      expect({ url, loopback: isLoopbackUrl(url) }).toStrictEqual({ url, loopback: false });
+    }
+
+    const jwt = { AUTH_ISSUER: 'https://issuer.test/', AUTH_AUDIENCE: 'plant-store' };
+    expect(() =>
+      readEnvironment(AuthEnvironment, { ...jwt, AUTH_JWKS_URL: 'http://127.0.0.1.example.com/jwks.json' }),
+    ).toThrow('AUTH_JWKS_URL must use https (plain http is allowed on a loopback address only)');
+    expect(() =>
+      readEnvironment(AuthEnvironment, { ...jwt, AUTH_JWKS_URL: 'http://127.0.0.1:9000/jwks.json' }),
+    ).not.toThrow();
   });
 });

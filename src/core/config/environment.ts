@@ -97,6 +97,16 @@ export function VariableRule(name: string, problems: (value: unknown) => string[
     });
 }
 
+/**
+ * Whether the URL names this machine (`localhost`, 127.0.0.0/8, `[::1]`):
+ * where plain HTTP is read and answered by nobody on the network. A host
+ * that only begins like a loopback address (`127.0.0.1.example.com`) is not.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  const host = URL.parse(url)?.hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host ?? '');
+}
+
 /** Splits a comma-separated variable into its trimmed, non-empty entries. */
 export function parseListEnv(value: string | undefined): string[] {
   return (value ?? '')

@@ -1,7 +1,14 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional } from 'class-validator';
 
-import { Environment, IntegerVariable, parseListEnv, readEnvironment, VariableRule } from './environment.js';
+import {
+  Environment,
+  IntegerVariable,
+  isLoopbackUrl,
+  parseListEnv,
+  readEnvironment,
+  VariableRule,
+} from './environment.js';
 
 /** A Standard Webhooks secret is this prefix and the base64 of the HMAC key. */
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -107,22 +114,11 @@ function urlListProblems(value: unknown): string[] {
 
 /**
  * Whether a delivery to the URL is safe to send in production: over TLS, or
- * over plain HTTP to this machine only (a receiver in the same pod or host,
- * which nobody on the network can read or answer for). Invalid URLs are
- * refused by the list's own rule.
+ * over plain HTTP to this machine only (a receiver in the same pod or host).
+ * Invalid URLs are refused by the list's own rule.
  */
 function isEncryptedOrLocal(entry: string): boolean {
-  try {
-    const { protocol, hostname } = new URL(entry);
-    return (
-      protocol === 'https:' ||
-      hostname === 'localhost' ||
-      hostname === '[::1]' ||
-      /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-    );
-  } catch {
-    return true;
-  }
+  return URL.parse(entry)?.protocol !== 'http:' || isLoopbackUrl(entry);
 }
 
 /**
