@@ -13,7 +13,9 @@
  * name, and in half of them the tag set or removed; unconditional: no If-Match, as a
  * client that does not read first sends it, so REQUIRE_IF_MATCH=true makes each a 428),
  * the targets taking turns at each route and concurrency, the whole rotation repeated
- * --rounds times. Each run finds the preloaded plants as the preload wrote them: what
+ * --rounds times. A request unanswered after --late-after seconds is counted late (and
+ * given up), apart from the socket errors: at 1,000 connections (--concurrency 1000,
+ * --read-concurrency 1000) that is the overload run, where no request may be late. Each run finds the preloaded plants as the preload wrote them: what
  * creates added is deleted, what patches changed restored. Before the load, a contract
  * check asks the floor and the service the same requests and compares their answers.
  * Prints a table per round and writes everything as JSON to bench/results/.
@@ -28,6 +30,7 @@
  *                            the preloaded plants (at least PostgreSQL's 128MB, at most a
  *                            quarter of the memory), or a size (512MB), or default
  *   --rounds 1               times the whole rotation is run
+ *   --late-after 2           seconds after which a request counts as late
  *   --routes create,get,list,patch (also: list-tag, pages of one tag)
  *   --targets floor,ceiling,service
  *   --load-generator wrk|autocannon   (wrk when installed)
@@ -90,6 +93,7 @@ const { values: args } = parseArgs({
     preload: { type: 'string', default: '1000000' },
     'shared-buffers': { type: 'string', default: 'auto' },
     rounds: { type: 'string', default: '1' },
+    'late-after': { type: 'string', default: '2' },
     routes: { type: 'string', default: 'create,get,list,patch' },
     targets: { type: 'string', default: 'floor,ceiling,service' },
     'load-generator': { type: 'string' },
@@ -112,6 +116,7 @@ const CONCURRENCY = numberList('concurrency', args.concurrency);
 const READ_CONCURRENCY = numberList('read-concurrency', args['read-concurrency']);
 const PRELOAD = positiveNumber('preload', args.preload, true);
 const ROUNDS = positiveNumber('rounds', args.rounds);
+const LATE_AFTER_S = positiveNumber('late-after', args['late-after']);
 const SHARED_BUFFERS = sharedBuffers(args['shared-buffers']);
 const ROUTE_NAMES = nameList('routes', args.routes, Object.keys(ROUTES));
 const TARGET_NAMES = TARGETS.filter((target) => nameList('targets', args.targets, TARGETS).includes(target));
@@ -168,6 +173,7 @@ async function main() {
       readConcurrency: READ_CONCURRENCY,
       preload: PRELOAD,
       rounds: ROUNDS,
+      lateAfterS: LATE_AFTER_S,
       routes: ROUTE_NAMES,
       targets: TARGET_NAMES,
       serviceEnv: maskedEnv(SERVICE_ENV),
@@ -546,7 +552,7 @@ async function measure(db, server, route, concurrency) {
   if (inCgroup) {
     result.cgroupPeakMb = await memoryCgroup.peakMb();
   }
-  result.valid = result.non2xx === 0 && result.errors === 0 && result.requests > 0;
+  result.valid = result.non2xx === 0 && result.errors === 0 && result.late === 0 && result.requests > 0;
   return result;
 }
 
@@ -559,7 +565,17 @@ async function load(base, route, concurrency, seconds) {
   if (loadGenerator === 'wrk') {
     const { stdout } = await run(
       'wrk',
-      ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, `${base}/plants`],
+      [
+        // Two threads for the overload runs, as one would spend much of its time connecting.
+        `-t${concurrency >= 256 ? 2 : 1}`,
+        `-c${concurrency}`,
+        `-d${seconds}s`,
+        '--timeout',
+        `${LATE_AFTER_S}s`,
+        '-s',
+        script,
+        `${base}/plants`,
+      ],
       {
         env: {
           ...process.env,
@@ -580,7 +596,8 @@ async function load(base, route, concurrency, seconds) {
       p99Ms: round(result.p99_us / 1000),
       maxMs: round(result.max_us / 1000),
       requests: result.requests,
-      errors: result.errors_connect + result.errors_read + result.errors_write + result.errors_timeout,
+      errors: result.errors_connect + result.errors_read + result.errors_write,
+      late: result.errors_timeout,
       non2xx: result.non2xx,
       seed,
     };
@@ -612,6 +629,7 @@ async function load(base, route, concurrency, seconds) {
     method,
     connections: concurrency,
     duration: seconds,
+    timeout: LATE_AFTER_S,
     headers: {
       Authorization: `Bearer ${TOKEN}`,
       ...(method === 'POST' ? { 'Content-Type': 'application/json' } : {}),
@@ -625,7 +643,8 @@ async function load(base, route, concurrency, seconds) {
     p99Ms: result.latency.p99,
     maxMs: result.latency.max,
     requests: result.requests.total,
-    errors: result.errors + result.timeouts,
+    errors: result.errors - result.timeouts,
+    late: result.timeouts,
     non2xx: result.non2xx,
   };
 }
@@ -695,7 +714,7 @@ function medianRuns(rounds) {
       }
       const results = rounds.map((each) => each.runs[index][target]);
       row[target] = {};
-      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'cpuUsPerRequest', 'rssMb', 'cgroupPeakMb']) {
+      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'late', 'cpuUsPerRequest', 'rssMb', 'cgroupPeakMb']) {
         if (results[0][key] === undefined) {
           continue;
         }
@@ -720,6 +739,7 @@ function invalidRuns(results) {
         target,
         non2xx: row[target].non2xx,
         errors: row[target].errors,
+        late: row[target].late,
       })),
     ),
   );
@@ -746,7 +766,7 @@ function printRun(roundNumber, route, concurrency, target, result) {
       `p99 ${String(result.p99Ms).padStart(7)} ms  CPU ${String(result.cpuUsPerRequest).padStart(4)} µs/req  ` +
       `RSS ${String(result.rssMb).padStart(3)} MB  ` +
       (result.cgroupPeakMb === undefined ? '' : `cgroup peak ${result.cgroupPeakMb} MB  `) +
-      `non-2xx ${result.non2xx}  errors ${result.errors}` +
+      `non-2xx ${result.non2xx}  errors ${result.errors}  late ${result.late}` +
       (result.valid ? '' : '  INVALID'),
   );
 }
@@ -800,12 +820,12 @@ function report(results) {
     );
   }
   if (results.valid) {
-    console.log('Every run is valid: no non-2xx answers, no socket errors.');
+    console.log(`Every run is valid: no non-2xx answers, no socket errors, no request past ${results.options.lateAfterS} s.`);
   } else {
-    console.log('INVALID runs (non-2xx answers or socket errors):');
+    console.log(`INVALID runs (non-2xx answers, socket errors or requests past ${results.options.lateAfterS} s):`);
     for (const run of results.invalid) {
       console.log(
-        `  round ${run.round} ${ROUTES[run.route].label} c${run.concurrency} ${run.target}: ${run.non2xx} non-2xx, ${run.errors} errors`,
+        `  round ${run.round} ${ROUTES[run.route].label} c${run.concurrency} ${run.target}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.late} late`,
       );
     }
     console.log(
@@ -818,9 +838,9 @@ function report(results) {
 
 function table(runs) {
   console.log(
-    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | ceiling req/s | service/ceiling | RSS service / floor |',
+    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | RSS service / floor |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const cell = (result) =>
     result ? `${result.rps} (${result.p50Ms}/${result.p99Ms})${result.valid ? '' : ' INVALID'}` : '–';
   const value = (number) => (number === null || number === undefined ? '–' : String(number));
@@ -828,6 +848,7 @@ function table(runs) {
     console.log(
       `| ${ROUTES[row.route].label} | ${row.concurrency} | ${cell(row.floor)} | ${cell(row.service)} | ` +
         `${value(row.ratios.serviceToFloor)} | ${value(row.ratios.p99ServiceToFloor)} | ` +
+        `${value(row.service?.late)} / ${value(row.floor?.late)} | ` +
         `${row.ceiling ? `${row.ceiling.rps}${row.ceiling.valid ? '' : ' INVALID'}` : '–'} | ` +
         `${value(row.ratios.serviceToCeiling)} | ${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
     );
