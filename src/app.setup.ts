@@ -32,7 +32,8 @@ export async function createApp({
   imports = [],
 }: CreateAppOptions): Promise<NestExpressApplication> {
   const root = imports.length > 0 ? AppModule.with(...imports) : AppModule;
-  const app = await NestFactory.create<NestExpressApplication>(root, new LeanExpressAdapter(), {
+  const adapter = new LeanExpressAdapter();
+  const app = await NestFactory.create<NestExpressApplication>(root, adapter, {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
@@ -42,6 +43,7 @@ export async function createApp({
 
   const http = app.get<HttpConfig>(httpConfig.KEY);
   configureHttpServer(app.getHttpServer(), http);
+  adapter.listenOn(http.listeners);
   app.set('trust proxy', http.trustProxy);
   app.set('etag', false);
   app.set('x-powered-by', false);

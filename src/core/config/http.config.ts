@@ -23,6 +23,15 @@ export class HttpEnvironment {
   @IntegerVariable(100, 600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
+  /**
+   * Sockets listening on PORT, each accepting one connection per turn of the
+   * event loop, so that a crowd of new connections is not left waiting to be
+   * accepted (`core/http/port-listeners.ts`). More than 1 needs SO_REUSEPORT;
+   * unset: 64 on Linux, which has it, 1 elsewhere.
+   */
+  @IntegerVariable(1, 256)
+  HTTP_LISTENERS?: number;
+
   /** Express's `trust proxy`: whose X-Forwarded-For names the client. Unset: none, the peer is the client. */
   @IsOptional()
   @IsString()
@@ -70,6 +79,7 @@ export const httpConfig = registerAs('http', () => {
     headersTimeoutMs: env.HTTP_HEADERS_TIMEOUT_MS,
     requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    listeners: env.HTTP_LISTENERS ?? (process.platform === 'linux' ? 64 : 1),
     metricsEnabled: env.METRICS_ENABLED,
     requireIfMatch: env.REQUIRE_IF_MATCH,
     metricsPort: env.METRICS_PORT,

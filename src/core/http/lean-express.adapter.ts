@@ -1,4 +1,4 @@
-import { createServer as createHttpServer, IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 
 import type { NestApplicationOptions } from '@nestjs/common';
@@ -6,6 +6,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, Response } from 'express';
 
 import { bigintAsNumber, stringifyJson } from './json.js';
+import { PortListeners } from './port-listeners.js';
 
 /**
  * Express, with two costs of every request taken away.
@@ -29,8 +30,39 @@ import { bigintAsNumber, stringifyJson } from './json.js';
  * objects, which writes a `bigint` with every digit too. A handler that has
  * made its answer a 304 Not Modified (see `answerVersioned`) returns its
  * body as usual; it is left out.
+ *
+ * It listens on `listeners` sockets of its port (see `PortListeners`), and
+ * `close()` closes them all.
  */
 export class LeanExpressAdapter extends ExpressAdapter {
+  private listeners = 1;
+  private portListeners?: PortListeners;
+
+  /** Sockets to listen on, set before `listen()`: 1, or more where the platform has SO_REUSEPORT. */
+  listenOn(sockets: number): this {
+    this.listeners = sockets;
+    return this;
+  }
+
+  /** As Node's `server.listen(port, host?, callback?)`, which Nest's `app.listen()` calls. */
+  override listen(port: string | number, callback?: () => void): Server;
+  override listen(port: string | number, hostname: string, callback?: () => void): Server;
+  override listen(port: string | number, ...args: [string?, (() => void)?] | [(() => void)?]): Server {
+    const callback = typeof args.at(-1) === 'function' ? (args.pop() as (error?: Error) => void) : undefined;
+    const host = args[0] as string | undefined;
+    if (!/^\d+$/.test(String(port))) {
+      // A pipe's path: Node's own listen.
+      return host === undefined ? super.listen(port, callback) : super.listen(port, host, callback);
+    }
+    this.portListeners = new PortListeners(this.getHttpServer(), this.listeners);
+    this.portListeners.listen(Number(port), host, (error) => callback?.(error));
+    return this.getHttpServer();
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([super.close(), this.portListeners?.close()]);
+  }
+
   override initHttpServer(options: NestApplicationOptions): void {
     super.initHttpServer(options);
     // Without it, a class instance holding an id beyond 2^53 (an answer DTO) would fail as a 500.

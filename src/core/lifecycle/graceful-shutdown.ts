@@ -33,7 +33,8 @@ export function enableGracefulShutdown(
     app.get(ShutdownState).begin();
 
     const server: Server = app.getHttpServer();
-    const drained = new Promise<boolean>((resolve) => server.close(() => resolve(true)));
+    // Every listening socket closes; resolved when the connections of all of them are gone.
+    const drained = Promise.resolve(app.getHttpAdapter().close()).then(() => true);
     server.closeIdleConnections();
     const clean = await Promise.race([drained, sleep(options.timeoutMs, false, { ref: false })]);
     if (!clean) {
