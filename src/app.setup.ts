@@ -11,6 +11,7 @@ import { LeanExpressAdapter } from './core/http/lean-express.adapter.js';
 import { AllowedMethods } from './core/http/allowed-methods.js';
 import { REQUIRE_IF_MATCH_SETTING } from './core/http/conditional-requests.js';
 import { jsonBodyParser } from './core/http/json-body.parser.js';
+import { LoadShedder } from './core/lifecycle/load-shedder.js';
 import { ShutdownState } from './core/lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
 import { Metrics } from './core/metrics/metrics.js';
@@ -56,6 +57,7 @@ export async function createApp({
       logger: rootLogger,
       metrics: http.metricsEnabled ? app.get(Metrics) : undefined,
       shutdown: app.get(ShutdownState),
+      shedder: app.get(LoadShedder),
     }),
   );
   if (http.corsOrigins.length > 0) {

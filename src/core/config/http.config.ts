@@ -32,6 +32,14 @@ export class HttpEnvironment {
   @IntegerVariable(1, 256)
   HTTP_LISTENERS?: number;
 
+  /**
+   * While the event loop runs more than this late, requests are answered 503
+   * with Retry-After at once, rather than served later still (`LoadShedder`);
+   * 0: never.
+   */
+  @IntegerVariable(0, 60_000)
+  HTTP_SHED_LAG_MS = 500;
+
   /** Express's `trust proxy`: whose X-Forwarded-For names the client. Unset: none, the peer is the client. */
   @IsOptional()
   @IsString()
@@ -80,6 +88,7 @@ export const httpConfig = registerAs('http', () => {
     requestTimeoutMs: env.HTTP_REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     listeners: env.HTTP_LISTENERS ?? (process.platform === 'linux' ? 64 : 1),
+    shedLagMs: env.HTTP_SHED_LAG_MS,
     metricsEnabled: env.METRICS_ENABLED,
     requireIfMatch: env.REQUIRE_IF_MATCH,
     metricsPort: env.METRICS_PORT,

@@ -19,6 +19,19 @@ export class ServiceUnavailableError extends DomainError {
   }
 }
 
+/**
+ * The process is too far behind to take the request (`LoadShedder`): it is
+ * answered 503 at once, and logged once for all such, not each.
+ */
+export class OverloadedError extends DomainError {
+  override readonly name = 'OverloadedError';
+  readonly kind = 'unavailable';
+
+  constructor(message = 'The service is overloaded; retry later') {
+    super(message);
+  }
+}
+
 /** The record is not at a version `If-Match` names: it changed since the client read it. Nothing was changed. */
 export class PreconditionFailedError extends DomainError {
   override readonly name = 'PreconditionFailedError';

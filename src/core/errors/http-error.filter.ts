@@ -11,6 +11,7 @@ import type { Express, Request, Response } from 'express';
 
 import { AllowedMethods } from '../http/allowed-methods.js';
 import type { ErrorDto } from './error.dto.js';
+import { OverloadedError } from './domain-error.js';
 import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 
 /**
@@ -36,7 +37,10 @@ export class HttpErrorFilter implements ExceptionFilter {
         `Unexpected failure in ${request.method} ${request.path} (request ${request.id ?? '-'})`,
         exception instanceof Error ? exception.stack : String(exception),
       );
-    } else if (failure.status === Number(HttpStatus.SERVICE_UNAVAILABLE)) {
+    } else if (
+      failure.status === Number(HttpStatus.SERVICE_UNAVAILABLE) &&
+      !(exception instanceof OverloadedError)
+    ) {
       // Not the client's fault, and worth an operator's eye: what was unavailable, and why.
       this.logger.warn(`${request.method} ${request.path} answered 503: ${reasonOf(exception)}`);
     }

@@ -4,6 +4,8 @@ import helmet from 'helmet';
 import type { Logger } from 'pino';
 
 import '../auth/principal.js';
+import { OverloadedError } from '../errors/domain-error.js';
+import type { LoadShedder } from '../lifecycle/load-shedder.js';
 import type { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { runInRequestContext } from '../logging/request-context.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -14,6 +16,7 @@ export interface HttpEdgeOptions {
   /** Absent when METRICS_ENABLED=false. */
   readonly metrics?: Metrics;
   readonly shutdown: ShutdownState;
+  readonly shedder: LoadShedder;
 }
 
 /**
@@ -25,12 +28,14 @@ export interface HttpEdgeOptions {
  *   context, so that every line logged on its behalf carries the id;
  * - sets helmet's security headers;
  * - while the process drains, asks the client to close the connection;
+ * - while the process cannot keep up, answers 503 at once (`LoadShedder`),
+ *   but to health checks and metrics;
  * - when the answer is done, writes one log line (method, route, status,
  *   duration, request id: never headers, bodies or query strings) and
  *   records the request's metrics;
  * - when the request is traced, gives its span the route.
  */
-export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): RequestHandler {
+export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions): RequestHandler {
   const apiHeaders = helmetHeaders(API_CONTENT_SECURITY_POLICY);
   const docsHeaders = helmetHeaders(DOCS_CONTENT_SECURITY_POLICY);
   const log = logger.child({ context: 'HTTP' });
@@ -69,9 +74,17 @@ export function httpEdge({ logger, metrics, shutdown }: HttpEdgeOptions): Reques
         );
       }
     });
+    if (!ALWAYS_SERVED.test(request.path) && shedder.shouldShed()) {
+      // Through the exception filter, as every failure: the Error body, Retry-After.
+      next(new OverloadedError());
+      return;
+    }
     runInRequestContext(id, next);
   };
 }
+
+/** Served however loaded the process is: an overloaded instance is not a dead one. */
+const ALWAYS_SERVED = /^\/(health|metrics)(\/|$)/;
 
 /** The server span, named by its route (`POST /plants`) as OpenTelemetry's conventions ask, when one matched. */
 function nameServerSpan(span: Span, request: Request): void {

@@ -262,7 +262,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -381,7 +381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -541,7 +541,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -683,7 +683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -842,7 +842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1041,7 +1041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The database is unavailable or the service is shutting down; see Retry-After */
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
                     [name: string]: unknown;
