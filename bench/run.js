@@ -714,7 +714,16 @@ function medianRuns(rounds) {
       }
       const results = rounds.map((each) => each.runs[index][target]);
       row[target] = {};
-      for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs', 'late', 'cpuUsPerRequest', 'rssMb', 'cgroupPeakMb']) {
+      for (const key of [
+        'rps',
+        'p50Ms',
+        'p99Ms',
+        'maxMs',
+        'late',
+        'cpuUsPerRequest',
+        'rssMb',
+        'cgroupPeakMb',
+      ]) {
         if (results[0][key] === undefined) {
           continue;
         }
@@ -820,9 +829,13 @@ function report(results) {
     );
   }
   if (results.valid) {
-    console.log(`Every run is valid: no non-2xx answers, no socket errors, no request past ${results.options.lateAfterS} s.`);
+    console.log(
+      `Every run is valid: no non-2xx answers, no socket errors, no request past ${results.options.lateAfterS} s.`,
+    );
   } else {
-    console.log(`INVALID runs (non-2xx answers, socket errors or requests past ${results.options.lateAfterS} s):`);
+    console.log(
+      `INVALID runs (non-2xx answers, socket errors or requests past ${results.options.lateAfterS} s):`,
+    );
     for (const run of results.invalid) {
       console.log(
         `  round ${run.round} ${ROUTES[run.route].label} c${run.concurrency} ${run.target}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.late} late`,

@@ -67,7 +67,8 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
     example: 'Internal server error',
   },
   [HttpStatus.SERVICE_UNAVAILABLE]: {
-    description: 'The database is unavailable, or the service is overloaded or shutting down; see Retry-After',
+    description:
+      'The database is unavailable, or the service is overloaded or shutting down; see Retry-After',
     example: 'The database is unavailable; retry later',
   },
 };
