@@ -4,6 +4,8 @@ import { connect, createServer as createNetServer, type AddressInfo, type Socket
 
 import { PortListeners } from './port-listeners.js';
 
+import { blockEventLoop } from '../../../test/support/event-loop.js';
+
 /** Sockets listening on `port`, from the kernel's own tables. */
 async function listeningSockets(port: number): Promise<number> {
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
@@ -33,13 +35,6 @@ function openConnections(port: number, count: number): Promise<Socket[]> {
         }),
     ),
   );
-}
-
-function blockEventLoop(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // Busy: nothing else runs, connections queue in the kernel.
-  }
 }
 
 const linux = process.platform === 'linux';

@@ -6,12 +6,7 @@ import type { HttpConfig } from '../config/http.config.js';
 import { Metrics } from '../metrics/metrics.js';
 import { LoadShedder } from './load-shedder.js';
 
-function blockEventLoop(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    // Busy, as a process that cannot keep up is.
-  }
-}
+import { blockEventLoop } from '../../../test/support/event-loop.js';
 
 describe('LoadShedder', () => {
   let metrics: Metrics;
