@@ -9,10 +9,9 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
  * others in the kernel's accept queue until the next turn. A busy service's
  * turns are long (each runs the requests of every socket that is ready), so
  * when many clients connect at once, the queue drains at one connection per
- * turn: measured at 1,000 connections, the last waited more than 2 s to be
- * accepted, while the requests of the connections accepted were answered in
- * tens of milliseconds. A bigger backlog lets more wait; it does not make
- * them wait less.
+ * turn, and the last to connect wait seconds to be accepted while those
+ * accepted are answered at once (libuv#3696, nodejs/node#57364). A bigger
+ * backlog lets more wait; it does not make them wait less.
  *
  * So the server listens on `count` sockets bound to the same port with
  * SO_REUSEPORT (Linux, some BSDs): the kernel spreads new connections over
