@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,17 +43,38 @@ export async function startRedisServer({
   if (password) {
     args.push('--requirepass', password);
   }
-  if (cluster) {
-    args.push(
-      '--cluster-enabled',
-      'yes',
-      '--cluster-config-file',
-      join(tmpdir(), `redis-nodes-${port}.conf`),
-    );
+  // A cluster node writes its slots to a file and reads them back at start: a
+  // directory of its own, removed with it, so that no node inherits another's.
+  const clusterDir = cluster ? await mkdtemp(join(tmpdir(), 'plant-store-redis-')) : undefined;
+  if (clusterDir) {
+    args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(clusterDir, 'nodes.conf'));
   }
-  let server = await launch(args, port, password);
-  if (cluster) {
-    await claimEverySlot(port, password);
+  const begin = async (): Promise<ChildProcess> => {
+    if (clusterDir) {
+      // Empty, as a restart promises: a new node, with no slots yet.
+      await mkdir(clusterDir, { recursive: true });
+      await rm(join(clusterDir, 'nodes.conf'), { force: true });
+    }
+    const started = await launch(args, port, password);
+    try {
+      if (clusterDir) {
+        await claimEverySlot(port, password);
+      }
+      return started;
+    } catch (error) {
+      // A server left running would keep the test process alive after its failure.
+      await halt(started, 'SIGKILL');
+      throw error;
+    }
+  };
+  let server: ChildProcess;
+  try {
+    server = await begin();
+  } catch (error) {
+    if (clusterDir) {
+      await rm(clusterDir, { recursive: true, force: true });
+    }
+    throw error;
   }
   return {
     port,
@@ -60,20 +82,28 @@ export async function startRedisServer({
       ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}`
       : `redis://127.0.0.1:${port}`,
     stop: async () => {
-      if (server.exitCode === null && server.signalCode === null) {
-        const exited = once(server, 'exit');
-        server.kill('SIGCONT');
-        server.kill('SIGTERM');
-        await exited;
+      await halt(server, 'SIGTERM');
+      if (clusterDir) {
+        await rm(clusterDir, { recursive: true, force: true });
       }
     },
     start: async () => {
-      server = await launch(args, port, password);
+      server = await begin();
     },
     signal: (signal) => {
       server.kill(signal);
     },
   };
+}
+
+/** Stops the server (thawing it first, should it be frozen) and waits for it to exit. */
+async function halt(server: ChildProcess, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+  if (server.exitCode === null && server.signalCode === null) {
+    const exited = once(server, 'exit');
+    server.kill('SIGCONT');
+    server.kill(signal);
+    await exited;
+  }
 }
 
 async function launch(args: string[], port: number, password?: string): Promise<ChildProcess> {
