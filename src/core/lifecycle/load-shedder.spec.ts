@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 
 import type { HttpConfig } from '../config/http.config.js';
@@ -55,6 +57,30 @@ describe('LoadShedder', () => {
 
     expect(shedder.lagMs).toBeLessThan(100);
     expect(shedder.shouldShed()).toBe(false);
+  });
+
+  it('logs an episode once, when it ends, with how many requests it turned away', async () => {
+    const logged = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      start(100);
+      blockEventLoop(300);
+      shedder.shouldShed();
+      shedder.shouldShed();
+      await sleep(250);
+      blockEventLoop(300);
+      shedder.shouldShed();
+      await sleep(250);
+
+      expect(warned).toHaveBeenCalledTimes(2);
+      expect(logged.mock.calls.map(([message]) => String(message))).toStrictEqual([
+        expect.stringMatching(/^The event loop caught up: 2 requests were answered 503 over \d+ ms$/),
+        expect.stringMatching(/^The event loop caught up: 1 request was answered 503 over \d+ ms$/),
+      ]);
+    } finally {
+      logged.mockRestore();
+      warned.mockRestore();
+    }
   });
 
   it('never turns a request away with HTTP_SHED_LAG_MS=0', () => {

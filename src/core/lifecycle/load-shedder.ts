@@ -77,7 +77,7 @@ export class LoadShedder implements OnModuleDestroy {
       const { since, count } = this.shedding;
       this.shedding = undefined;
       this.logger.log(
-        `The event loop caught up: ${count} requests were answered 503 over ${Math.round(now - since)} ms`,
+        `The event loop caught up: ${count === 1 ? '1 request was' : `${count} requests were`} answered 503 over ${Math.round(now - since)} ms`,
       );
     }
   }
