@@ -30,6 +30,9 @@
  *   REQUIRE_IF_MATCH=true, a PATCH or DELETE without `If-Match` answers 428.
  * - The same Error bodies, `X-Request-Id`, security headers, 404 and 405 with
  *   `Allow`, and the same bounds on waiting for the database (503).
+ * - The same listening sockets: HTTP_LISTENERS (64 on Linux, 1 elsewhere) bound
+ *   to the port with SO_REUSEPORT, as `PortListeners` does, since Node accepts
+ *   one connection per listening socket per turn of the event loop.
  *
  * Left out: logs, metrics, rate limits and JWTs (static tokens only).
  *
@@ -38,6 +41,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 
 import pg from 'pg';
@@ -1005,10 +1009,24 @@ const server = createServer(
   },
 );
 server.keepAliveTimeout = 5_000;
-server.listen(Number(process.env.PORT ?? 4000), process.env.HOST ?? '127.0.0.1');
+
+const port = Number(process.env.PORT ?? 4000);
+const host = process.env.HOST ?? '127.0.0.1';
+const listeners = Number(process.env.HTTP_LISTENERS ?? (process.platform === 'linux' ? 64 : 1));
+// The other sockets hand their connections to the one HTTP server.
+const others = Array.from({ length: listeners - 1 }, () =>
+  createNetServer({ noDelay: true }, (socket) => server.emit('connection', socket)),
+);
+server.listen({ port, host, reusePort: listeners > 1 });
+for (const other of others) {
+  other.listen({ port, host, reusePort: true });
+}
 
 process.once('SIGTERM', () => {
   // Requests in flight are answered; then the pool closes, and the process ends.
+  for (const other of others) {
+    other.close();
+  }
   server.close(() => void pool.end());
   server.closeIdleConnections();
 });

@@ -35,8 +35,8 @@
  *   --targets floor,ceiling,service
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
- *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS and
- *                            REQUIRE_IF_MATCH too)
+ *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS,
+ *                            REQUIRE_IF_MATCH and HTTP_LISTENERS too)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
  *   --memory-limit SIZE      runs the service in a memory cgroup of this size (256M), as
@@ -387,9 +387,10 @@ async function startServer(target, databaseUrl, { measureStartup }) {
         ...common,
         DATABASE_URL: databaseUrl,
         // The floor batches creates as the service does (the same statements in flight), records
-        // webhook events when the service would, and asks for If-Match when the service does.
+        // webhook events when the service would, asks for If-Match when the service does, and
+        // listens on as many sockets.
         ...Object.fromEntries(
-          ['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH']
+          ['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH', 'HTTP_LISTENERS']
             .filter((key) => SERVICE_ENV[key] !== undefined)
             .map((key) => [key, SERVICE_ENV[key]]),
         ),
