@@ -17,6 +17,7 @@ import {
   type VerifyWebhookOptions,
 } from '../clients/typescript/src/index.js';
 import { parseWithQuotedIds, parseWithSourceText, stringifyWithId } from '../clients/typescript/src/json.js';
+import { closeAll } from './support/cleanup.js';
 import { plantRow, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -344,8 +345,10 @@ describe('the new-plant webhook, verified with the client', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await receiver.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => receiver?.stop(),
+    );
   });
 
   it('verifies a delivery the service sent for a plant the client created', async () => {

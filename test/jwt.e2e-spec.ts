@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 
+import { closeAll } from './support/cleanup.js';
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, UNREACHABLE, unsecuredToken } from './support/jwt-issuer.js';
@@ -35,8 +36,10 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -238,8 +241,10 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -279,8 +284,10 @@ describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -348,9 +355,11 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
-    await new Promise((resolve) => mirror.close(resolve));
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+      () => new Promise((resolve) => mirror.close(resolve)),
+    );
   });
 
   it('follows no redirect and reads no oversized set: 503, until the set is served as it should be', async () => {

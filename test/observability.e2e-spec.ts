@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 
 import { READINESS_CACHE_MS } from '../src/core/health/database.health.js';
 
+import { closeAll } from './support/cleanup.js';
 import { AUTH, newPlant } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -34,8 +35,10 @@ describe('health, logs and metrics', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
+import { closeAll } from './support/cleanup.js';
 import { AUTH, parseWithBigInts } from './support/factories.js';
 import { truncateAll } from './support/database.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
@@ -18,8 +19,10 @@ describe('reading and deleting plants', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {

@@ -4,6 +4,7 @@ import request from 'supertest';
 
 import { sqlSnapshot } from '../src/core/database/sql-snapshot.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { closeAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -44,8 +45,10 @@ describe('a new resource: one folder and one import', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await issuer.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -287,8 +290,10 @@ describe('a new resource on the fast paths', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await receiver.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => receiver?.stop(),
+    );
   });
 
   beforeEach(async () => {

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 
 import { startTestApp, type TestApp } from './support/app.js';
+import { closeAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -49,8 +50,10 @@ describe('rate limits in Redis, shared by two instances', () => {
   });
 
   afterAll(async () => {
-    await Promise.all([first?.close(), second?.close()]);
-    await redis?.stop();
+    await closeAll(
+      () => Promise.all([first?.close(), second?.close()]),
+      () => redis?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -124,8 +127,10 @@ describe('rate limits in Redis, when Redis goes away', () => {
   });
 
   afterAll(async () => {
-    await testApp?.close();
-    await redis?.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => redis?.stop(),
+    );
   });
 
   beforeEach(async () => {
@@ -195,8 +200,10 @@ describe('rate limits in a Redis Cluster', () => {
   });
 
   afterAll(async () => {
-    await testApp?.close();
-    await redis?.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => redis?.stop(),
+    );
   });
 
   beforeEach(async () => {

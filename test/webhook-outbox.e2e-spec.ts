@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
+import { closeAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -192,8 +193,10 @@ describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await receiver.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => receiver?.stop(),
+    );
   });
 
   beforeEach(async () => {

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 
 import { WebhookDispatcher } from '../src/core/webhooks/webhook-dispatcher.js';
 import { WebhookOutbox } from '../src/core/webhooks/webhook-outbox.js';
+import { closeAll } from './support/cleanup.js';
 import { AUTH } from './support/factories.js';
 import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
@@ -54,8 +55,10 @@ describe('the new-plant webhook', () => {
   });
 
   afterAll(async () => {
-    await testApp.close();
-    await receiver.stop();
+    await closeAll(
+      () => testApp?.close(),
+      () => receiver?.stop(),
+    );
   });
 
   beforeEach(async () => {

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
 import { EmbeddedPostgres } from '../../src/core/database/embedded-postgres.js';
+import { closeAll } from '../support/cleanup.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
 import { runCreateLoad } from '../support/load.js';
@@ -48,9 +49,11 @@ describe('database faults, against the compiled service', () => {
   });
 
   afterAll(async () => {
-    await service?.stop('SIGKILL');
-    await postgres?.stop().catch(() => undefined);
-    await rm(workDir, { recursive: true, force: true });
+    await closeAll(
+      () => service?.stop('SIGKILL'),
+      () => postgres?.stop().catch(() => undefined),
+      () => rm(workDir, { recursive: true, force: true }),
+    );
   });
 
   it('answers 503 while PostgreSQL is down, loses no acknowledged plant, and recovers by itself', async () => {

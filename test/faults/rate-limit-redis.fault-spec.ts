@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
+import { closeAll } from '../support/cleanup.js';
 import { truncateAll } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
@@ -54,8 +55,10 @@ describe('rate limits in Redis, against the compiled service, when Redis fails',
   });
 
   afterAll(async () => {
-    await service?.stop('SIGKILL');
-    await redis?.stop();
+    await closeAll(
+      () => service?.stop('SIGKILL'),
+      () => redis?.stop(),
+    );
   });
 
   it('starts while Redis is down, counting in memory, and counts in Redis once it comes', async () => {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import pg from 'pg';
 
+import { closeAll } from '../support/cleanup.js';
 import { truncateAll } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
@@ -83,10 +84,12 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
   });
 
   afterAll(async () => {
-    await service?.stop('SIGKILL');
-    await webhooks?.stop();
-    await collector.stop();
-    await db?.end();
+    await closeAll(
+      () => service?.stop('SIGKILL'),
+      () => webhooks?.stop(),
+      () => collector.stop(),
+      () => db?.end(),
+    );
   });
 
   it('says at start-up that it traces, and where to, with neither the credentials nor the headers', () => {
