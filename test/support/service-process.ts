@@ -70,13 +70,27 @@ export async function startService(
   };
 }
 
-/** Runs the compiled service expecting it to refuse to start; answers its exit code and output. */
+/** How long a service expected to refuse to start may take to exit. */
+const FAILED_START_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs the compiled service expecting it to refuse to start; answers its exit
+ * code and output. One still running after FAILED_START_TIMEOUT_MS is killed, and fails.
+ */
 export async function failedStart(
   env: Record<string, string | undefined>,
   options: { cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
-  const { output, exited } = spawnService({ PORT: '0', ...env }, options.cwd);
-  const [code] = await exited;
+  const { child, output, exited } = spawnService({ PORT: '0', ...env }, options.cwd);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, FAILED_START_TIMEOUT_MS);
+  const [code] = await exited.finally(() => clearTimeout(timer));
+  if (timedOut) {
+    throw new Error(`service was still running after ${FAILED_START_TIMEOUT_MS} ms, killed:\n${output()}`);
+  }
   return { code, output: output() };
 }
 
