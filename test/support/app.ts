@@ -52,7 +52,13 @@ export async function startTestApp(
     },
     async () => {
       const created = await createApp({ logger: await createRootLogger(appConfig(), logs), imports });
-      await created.listen(0, '127.0.0.1');
+      try {
+        await created.listen(0, '127.0.0.1');
+      } catch (error) {
+        // What started with the application (its database pool, its pollers) must not outlive the test.
+        await created.close().catch(() => undefined);
+        throw error;
+      }
       return created;
     },
   );
