@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 
 import { WebhookDispatcher } from '../src/core/webhooks/webhook-dispatcher.js';
 import { WebhookOutbox } from '../src/core/webhooks/webhook-outbox.js';
-import { closeAll } from './support/cleanup.js';
+import { closeAll, startAll } from './support/cleanup.js';
 import { AUTH } from './support/factories.js';
 import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
@@ -305,10 +305,10 @@ describe('the new-plant webhook across restarts and instances', () => {
 
   it('delivers each event once when two instances share the outbox', async () => {
     await receiver.start();
-    const [one, two] = await Promise.all([
-      startTestApp(webhookEnv(receiver)),
-      startTestApp(webhookEnv(receiver)),
-    ]);
+    const [one, two] = await startAll(
+      [startTestApp(webhookEnv(receiver)), startTestApp(webhookEnv(receiver))],
+      (started) => started.close(),
+    );
     try {
       await resetTables(one);
       await Promise.all(

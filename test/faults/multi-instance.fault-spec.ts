@@ -1,5 +1,6 @@
 import pg from 'pg';
 
+import { startAll } from '../support/cleanup.js';
 import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
@@ -30,7 +31,7 @@ describe('two instances (processes) on one fresh database', () => {
     await admin.query(`CREATE DATABASE ${database}`);
     const env = { NODE_ENV: 'test', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' };
     // Started together, on a database without a single table: both want to migrate it.
-    [first, second] = await Promise.all([startService(env), startService(env)]);
+    [first, second] = await startAll([startService(env), startService(env)], (started) => started.stop());
     db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   });
 

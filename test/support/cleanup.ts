@@ -18,3 +18,23 @@ export async function closeAll(...closers: ReadonlyArray<() => unknown>): Promis
     throw failures[0];
   }
 }
+
+/**
+ * Waits for every start, begun together; when one fails, stops the ones that
+ * started and throws the first failure. (`Promise.all` throws at the first
+ * failure, and the ones that started are lost, still running.)
+ */
+export async function startAll<T>(
+  starts: ReadonlyArray<Promise<T>>,
+  stop: (started: T) => unknown,
+): Promise<T[]> {
+  const results = await Promise.allSettled(starts);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) {
+    await closeAll(
+      ...results.map((result) => () => (result.status === 'fulfilled' ? stop(result.value) : undefined)),
+    );
+    throw failed.reason;
+  }
+  return results.map((result) => (result as PromiseFulfilledResult<T>).value);
+}
