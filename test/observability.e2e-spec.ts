@@ -219,8 +219,12 @@ describe('metrics on a port of their own (METRICS_PORT)', () => {
 
   it('closes the port with the application', async () => {
     const other = await startTestApp({ METRICS_PORT: '0' });
-    const { port } = other.app.get(MetricsServer).address()!;
-    await other.close();
+    let port: number;
+    try {
+      ({ port } = other.app.get(MetricsServer).address()!);
+    } finally {
+      await other.close();
+    }
 
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });

@@ -35,8 +35,9 @@ describe('start-up and configuration (the compiled service)', () => {
     // Development's own log format (LOG_FORMAT unset).
     const env = { NODE_ENV: 'development', DATABASE_URL: process.env.DATABASE_URL, LOG_FORMAT: undefined };
     const first = await startService(env, { cwd: workDir });
-    const token = (await readFile(join(workDir, '.data/auth/dev-token'), 'utf8')).trim();
+    let token: string;
     try {
+      token = (await readFile(join(workDir, '.data/auth/dev-token'), 'utf8')).trim();
       expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(first.output()).toContain(token);
       // Development's log format, pino-pretty's, loaded for it alone: one line a message, not JSON.

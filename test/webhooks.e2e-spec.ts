@@ -283,12 +283,16 @@ describe('the new-plant webhook across restarts and instances', () => {
   it('delivers, after a restart, the events a stopped instance had not delivered', async () => {
     // The receiver is down: the event stays in the outbox.
     const first = await startTestApp(webhookEnv(receiver, { WEBHOOK_BACKOFF_BASE_MS: '200' }));
-    await resetTables(first);
-    await request(first.server).post('/plants').set(AUTH).send({ id: 11, name: 'Patient' }).expect(200);
-    await eventually(async () => ((await outbox(first))[0]?.attempts ?? 0) >= 1);
-    await first.stop();
-    const [pending] = await outbox(first);
-    await first.close();
+    let pending: Awaited<ReturnType<typeof outbox>>[number];
+    try {
+      await resetTables(first);
+      await request(first.server).post('/plants').set(AUTH).send({ id: 11, name: 'Patient' }).expect(200);
+      await eventually(async () => ((await outbox(first))[0]?.attempts ?? 0) >= 1);
+      await first.stop();
+      [pending] = await outbox(first);
+    } finally {
+      await first.close();
+    }
     expect(pending.status).toBe('pending');
 
     await receiver.start();
