@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import request from 'supertest';
 
@@ -129,8 +130,13 @@ describe('HTTP server timeouts', () => {
     socket.on('error', () => undefined);
     const closed = new Promise((resolve) => socket.once('close', resolve));
 
-    await closed;
-    clearInterval(drip);
+    try {
+      // Bounded: a server that never cuts the client off fails the test, rather than dripping on after it.
+      await Promise.race([closed, sleep(5_000, undefined, { ref: false })]);
+    } finally {
+      clearInterval(drip);
+      socket.destroy();
+    }
 
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
     expect(Date.now() - started).toBeLessThan(3_000);
