@@ -24,13 +24,29 @@ const NAMES = ['gizmos', 'widgets', 'doohickeys', 'thingamajigs'];
 /** Copying, generating and building take a while on a busy machine; each step says what failed. */
 const PREPARATION_TIMEOUT_MS = 240_000;
 
-/** Runs a command in `cwd`, failing with its whole output. */
-async function runIn(cwd: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
+/**
+ * Runs a command in `cwd`, failing with its whole output. One still running
+ * after `timeoutMs` (less than its test's own limit) is killed, so that it
+ * does not outlive the test.
+ */
+async function runIn(
+  cwd: string,
+  command: string,
+  args: string[],
+  { env = process.env, timeoutMs = 40_000 }: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+) {
   try {
-    return await run(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+    return await run(command, args, {
+      cwd,
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
   } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {
+    const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
+    const outcome = killed ? `was killed after ${timeoutMs} ms` : 'failed';
+    throw new Error(`${command} ${args.join(' ')} ${outcome} in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {
       cause: error,
     });
   }
@@ -169,7 +185,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
       '--crud',
     ]);
     written = createdFiles(stdout);
-    await runIn(copy, 'npm', ['run', 'build:service']);
+    await runIn(copy, 'npm', ['run', 'build:service'], { timeoutMs: 120_000 });
     database = await createDatabaseBeside(process.env.DATABASE_URL!);
     service = await startService(
       { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: database.url },
@@ -255,7 +271,10 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
         `src/${name}/`,
         `test/${name}\\.e2e-spec\\.ts$`,
       ],
-      { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', DATABASE_URL: database!.url },
+      {
+        env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', DATABASE_URL: database!.url },
+        timeoutMs: 170_000,
+      },
     );
     const results = JSON.parse(stdout) as {
       success: boolean;
