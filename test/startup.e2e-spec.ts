@@ -228,7 +228,9 @@ describe('start-up and configuration (the compiled service)', () => {
     // mkdtemp makes a private folder; a root user's PostgreSQL runs as `postgres` and must reach it.
     await chmod(workDir, 0o755);
     const env = { NODE_ENV: 'development', AUTH_TOKENS: TEST_TOKEN };
-    const first = await startService(env, { cwd: workDir, timeoutMs: 60_000 });
+    // Both starts, the requests and both stops within the test's 120 s: a start that took longer
+    // would still be waiting, its service running, after the test had failed.
+    const first = await startService(env, { cwd: workDir, timeoutMs: 40_000 });
     try {
       await expect(create(first.url, TEST_TOKEN, { id: 1, name: 'Fern' })).resolves.toBe(200);
     } finally {
@@ -236,7 +238,7 @@ describe('start-up and configuration (the compiled service)', () => {
     }
     expect(first.output()).toContain('Embedded PostgreSQL stopped');
 
-    const second = await startService(env, { cwd: workDir, timeoutMs: 60_000 });
+    const second = await startService(env, { cwd: workDir, timeoutMs: 40_000 });
     try {
       // The plant survived the restart: the same id with another name is refused.
       await expect(create(second.url, TEST_TOKEN, { id: 1, name: 'Moss' })).resolves.toBe(409);
