@@ -53,4 +53,12 @@ describe('EmbeddedPostgres settings', () => {
     ).rejects.toThrow('Not a PostgreSQL setting');
     await expect(stat(dataDir)).rejects.toThrow();
   });
+
+  it('stops the server it started when it cannot create the database', async () => {
+    const dataDir = join(workDir, 'no-database');
+
+    // PostgreSQL refuses a NUL in a name, once the server is up.
+    await expect(EmbeddedPostgres.start({ dataDir, database: 'no\0database' })).rejects.toThrow('0x00');
+    await expect(stat(join(dataDir, 'postmaster.pid'))).rejects.toThrow();
+  });
 });

@@ -99,7 +99,15 @@ export class EmbeddedPostgres {
     const base = new URL(`postgres://127.0.0.1:${port}/`);
     base.username = USER;
     base.password = password;
-    await createDatabaseIfMissing(base, options.database);
+    try {
+      await createDatabaseIfMissing(base, options.database);
+    } catch (error) {
+      // The server is up: a start that fails must not leave it running, holding its port and data directory.
+      await pgCtl(binaries, runAs, ['stop', '--wait', '--mode=immediate', `--pgdata=${dataDir}`]).catch(
+        () => undefined,
+      );
+      throw error;
+    }
 
     const url = new URL(options.database, base).toString();
     say(options.log, `Embedded PostgreSQL is listening on 127.0.0.1:${port} (data: ${dataDir})`);
