@@ -39,6 +39,8 @@ export class JwtIssuer {
   static async start(kid = 'test-key-1'): Promise<JwtIssuer> {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+    // Before the server listens: nothing may fail once it does, or it would be left listening.
+    const publicKeyPem = await exportSPKI(publicKey);
     const server = createServer((request, response) => {
       if (request.url !== '/.well-known/jwks.json') {
         response.writeHead(404).end();
@@ -57,7 +59,7 @@ export class JwtIssuer {
       `http://127.0.0.1:${port}/.well-known/jwks.json`,
       server,
       privateKey,
-      await exportSPKI(publicKey),
+      publicKeyPem,
       kid,
     );
     return issuer;
