@@ -61,14 +61,29 @@ export async function startService(
     url,
     output,
     stop: async (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill(signal);
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return (await exited)[0];
       }
-      const [code] = await exited;
+      child.kill(signal);
+      // A shutdown that hangs must not leave the process behind: it would keep Jest from exiting.
+      let killed = false;
+      const deadline = setTimeout(() => {
+        killed = true;
+        child.kill('SIGKILL');
+      }, STOP_TIMEOUT_MS);
+      const [code] = await exited.finally(() => clearTimeout(deadline));
+      if (killed) {
+        throw new Error(
+          `service was still running ${STOP_TIMEOUT_MS} ms after ${signal}, killed:\n${output()}`,
+        );
+      }
       return code;
     },
   };
 }
+
+/** How long a stopping service may take to exit: its own shutdown is bounded by 10 s (SHUTDOWN_TIMEOUT_MS). */
+const STOP_TIMEOUT_MS = 30_000;
 
 /** How long a service expected to refuse to start may take to exit. */
 const FAILED_START_TIMEOUT_MS = 30_000;
