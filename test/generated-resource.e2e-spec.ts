@@ -33,7 +33,7 @@ async function runIn(
   cwd: string,
   command: string,
   args: string[],
-  { env = process.env, timeoutMs = 40_000 }: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  { env = process.env, timeoutMs = 100_000 }: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ) {
   try {
     return await run(command, args, {
