@@ -65,48 +65,51 @@ export async function startService(
         return (await exited)[0];
       }
       child.kill(signal);
-      // A shutdown that hangs must not leave the process behind: it would keep Jest from exiting.
-      let killed = false;
-      const deadline = setTimeout(() => {
-        killed = true;
-        child.kill('SIGKILL');
-      }, STOP_TIMEOUT_MS);
-      const [code] = await exited.finally(() => clearTimeout(deadline));
-      if (killed) {
-        throw new Error(
-          `service was still running ${STOP_TIMEOUT_MS} ms after ${signal}, killed:\n${output()}`,
-        );
-      }
-      return code;
+      return exitWithin(child, exited, output, `${EXIT_TIMEOUT_MS} ms after ${signal}`);
     },
   };
 }
 
-/** How long a stopping service may take to exit: its own shutdown is bounded by 10 s (SHUTDOWN_TIMEOUT_MS). */
-const STOP_TIMEOUT_MS = 30_000;
-
-/** How long a service expected to refuse to start may take to exit. */
-const FAILED_START_TIMEOUT_MS = 30_000;
+/**
+ * How long a service may take to exit once stopped, or when it is expected to
+ * refuse to start: its own shutdown is bounded by 10 s (SHUTDOWN_TIMEOUT_MS).
+ */
+const EXIT_TIMEOUT_MS = 30_000;
 
 /**
  * Runs the compiled service expecting it to refuse to start; answers its exit
- * code and output. One still running after FAILED_START_TIMEOUT_MS is killed, and fails.
+ * code and output. One still running after EXIT_TIMEOUT_MS is killed, and fails.
  */
 export async function failedStart(
   env: Record<string, string | undefined>,
   options: { cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
   const { child, output, exited } = spawnService({ PORT: '0', ...env }, options.cwd);
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.kill('SIGKILL');
-  }, FAILED_START_TIMEOUT_MS);
-  const [code] = await exited.finally(() => clearTimeout(timer));
-  if (timedOut) {
-    throw new Error(`service was still running after ${FAILED_START_TIMEOUT_MS} ms, killed:\n${output()}`);
-  }
+  const code = await exitWithin(child, exited, output, `after ${EXIT_TIMEOUT_MS} ms`);
   return { code, output: output() };
+}
+
+/**
+ * Waits for the child's exit code. One still running after EXIT_TIMEOUT_MS is
+ * killed (SIGKILL) and the wait fails, with its output: a process left behind
+ * would keep Jest from exiting.
+ */
+async function exitWithin(
+  child: ChildProcess,
+  exited: Promise<[number | null, NodeJS.Signals | null]>,
+  output: () => string,
+  when: string,
+): Promise<number | null> {
+  let killed = false;
+  const deadline = setTimeout(() => {
+    killed = true;
+    child.kill('SIGKILL');
+  }, EXIT_TIMEOUT_MS);
+  const [code] = await exited.finally(() => clearTimeout(deadline));
+  if (killed) {
+    throw new Error(`service was still running ${when}, killed:\n${output()}`);
+  }
+  return code;
 }
 
 function spawnService(
