@@ -142,11 +142,15 @@ describe("Nest's extension points inside the platform", () => {
       expect(response.text).not.toContain('must never leave');
     });
 
-    it('keep @HttpCode() and @Header() with them', async () => {
+    it("keep @HttpCode() and @Header() with them, a header's own value over the security header's", async () => {
       const response = await post('/widgets/3/polish', {});
 
       expect(response.status).toBe(202);
       expect(response.headers['cache-control']).toBe('no-store');
+      // Once, not beside SAMEORIGIN; and the other security headers and the request id as on every answer.
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-request-id']).toEqual(expect.any(String));
       expect(response.headers['x-envelope']).toBe('data');
       expect(response.body).toStrictEqual({ data: { id: 3, polished: true } });
     });

@@ -9,7 +9,8 @@ import type { LoadShedder } from '../lifecycle/load-shedder.js';
 import type { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { runInRequestContext } from '../logging/request-context.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { assignRequestId } from './request-id.js';
+import { type HeaderList, setDefaultHeaders } from './default-headers.js';
+import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
 
 export interface HttpEdgeOptions {
   readonly logger: Logger;
@@ -26,7 +27,8 @@ export interface HttpEdgeOptions {
  *
  * - names the request (`X-Request-Id`, see `assignRequestId`), and opens its
  *   context, so that every line logged on its behalf carries the id;
- * - sets helmet's security headers;
+ * - gives the answer its id and helmet's security headers, written with its
+ *   head unless the handler set its own (`setDefaultHeaders`);
  * - while the process drains, asks the client to close the connection;
  * - while the process cannot keep up, answers 503 at once (`LoadShedder`),
  *   but to health checks and metrics;
@@ -43,10 +45,12 @@ export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions
 
   return function handleEdge(request: Request, response: Response, next: NextFunction): void {
     const started = performance.now();
-    const id = assignRequestId(request, response);
-    for (const [name, value] of request.path.startsWith('/docs') ? docsHeaders : apiHeaders) {
-      response.setHeader(name, value);
-    }
+    const id = assignRequestId(request);
+    setDefaultHeaders(response, [
+      REQUEST_ID_HEADER,
+      id,
+      ...(request.path.startsWith('/docs') ? docsHeaders : apiHeaders),
+    ]);
     if (shutdown.isShuttingDown) {
       response.setHeader('Connection', 'close');
     }
@@ -122,16 +126,14 @@ const DOCS_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = { directives: { upgr
  * in the request, so helmet computes them once, here, rather than on every
  * request.
  */
-export function helmetHeaders(
-  contentSecurityPolicy: ContentSecurityPolicy,
-): ReadonlyArray<readonly [string, string]> {
+export function helmetHeaders(contentSecurityPolicy: ContentSecurityPolicy): HeaderList {
   const headers = new Map<string, string>();
   const response = {
     setHeader: (name: string, value: string) => headers.set(name, String(value)),
     removeHeader: (name: string) => headers.delete(name),
   };
   helmet({ contentSecurityPolicy })({} as Request, response as unknown as Response, () => undefined);
-  return [...headers];
+  return [...headers].flat();
 }
 
 /** Counter and histogram children per label set: no label hashing on the hot path. */

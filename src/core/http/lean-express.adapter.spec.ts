@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableFile } from '@nestjs/common';
 import type { Express, Request, Response } from 'express';
 
+import { setDefaultHeaders } from './default-headers.js';
 import { LeanExpressAdapter } from './lean-express.adapter.js';
 
 describe('LeanExpressAdapter', () => {
@@ -114,5 +115,75 @@ describe('LeanExpressAdapter', () => {
     expect(typed.status).toBe(410);
     expect(typed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await typed.text()).toBe('{"title":"Gone"}');
+  });
+
+  describe('default headers (setDefaultHeaders)', () => {
+    const DEFAULTS = [
+      'X-Request-Id',
+      'r-1',
+      'X-Frame-Options',
+      'SAMEORIGIN',
+      'X-Content-Type-Options',
+      'nosniff',
+    ];
+
+    beforeEach(() => {
+      // As the service has it: no header is set before the handler's, and a head can carry them all at once.
+      app.disable('x-powered-by');
+    });
+
+    /** A route that gives its response the defaults, then answers as `answer` does. */
+    function route(path: string, answer: (response: Response) => void): void {
+      app.get(path, (_request: Request, response: Response) => {
+        setDefaultHeaders(response, [...DEFAULTS]);
+        answer(response);
+      });
+    }
+
+    it('writes them with the head, whichever way it is written', async () => {
+      route('/json', (response) => adapter.reply(response, { name: 'Fern' }, 200));
+      route('/implicit', (response) => response.end('plain'));
+      route('/express', (response) => response.status(201).json({ name: 'Fern' }));
+      route('/reason', (response) => response.writeHead(202, 'Taken', ['X-Extra', 'yes']).end());
+
+      for (const path of ['/json', '/implicit', '/express', '/reason']) {
+        const response = await fetch(`${base}${path}`);
+        expect(response.headers.get('x-request-id')).toBe('r-1');
+        expect(response.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+        expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+      const json = await fetch(`${base}/json`);
+      expect(json.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await json.text()).toBe('{"name":"Fern"}');
+      const reason = await fetch(`${base}/reason`);
+      expect(reason.status).toBe(202);
+      expect(reason.statusText).toBe('Taken');
+      expect(reason.headers.get('x-extra')).toBe('yes');
+    });
+
+    it("lets the handler's own value win, however it sets it, and sends each header once", async () => {
+      route('/set', (response) => {
+        response.setHeader('x-frame-options', 'DENY');
+        adapter.reply(response, { name: 'Fern' }, 200);
+      });
+      route('/object', (response) => response.writeHead(200, { 'X-Frame-Options': 'DENY' }).end());
+      route('/list', (response) => response.writeHead(200, ['x-frame-options', 'DENY']).end());
+
+      for (const path of ['/set', '/object', '/list']) {
+        const response = await fetch(`${base}${path}`);
+        // Two values would read "DENY, SAMEORIGIN".
+        expect(response.headers.get('x-frame-options')).toBe('DENY');
+        expect(response.headers.get('x-request-id')).toBe('r-1');
+      }
+    });
+
+    it('sets them at once on a response that does not keep them for its head', () => {
+      const set: string[] = [];
+      const plain = { setHeader: (name: string, value: string) => set.push(name, value) };
+
+      setDefaultHeaders(plain as unknown as Response, DEFAULTS);
+
+      expect(set).toEqual(DEFAULTS);
+    });
   });
 });

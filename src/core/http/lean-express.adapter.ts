@@ -1,10 +1,18 @@
-import { createServer as createHttpServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+  ServerResponse,
+} from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, Response } from 'express';
 
+import { type HeaderList, headersWithDefaults } from './default-headers.js';
 import { bigintAsNumber, stringifyJson } from './json.js';
 import { PortListeners } from './port-listeners.js';
 
@@ -20,9 +28,13 @@ import { PortListeners } from './port-listeners.js';
  * the app's prototypes, so Express's `setPrototypeOf` finds them in place
  * and changes nothing.
  *
+ * Its responses carry the headers every answer has (the request's id, the
+ * security headers: `setDefaultHeaders`) into their head, and write them
+ * there, with whatever else the head has, at once.
+ *
  * JSON answers are written once: a plain object or list is serialised (ids
  * beyond 2^53 with every digit, see `stringifyJson`) and written in one call,
- * with its Content-Type and Content-Length, instead of going through
+ * its Content-Type and Content-Length given to `writeHead()`, instead of going through
  * `res.json()` and `res.send()` (which re-parse the Content-Type, copy the
  * body into a Buffer and check freshness on every answer). Everything else
  * (strings, streams, class instances, an answer whose Content-Type is set
@@ -73,13 +85,30 @@ export class LeanExpressAdapter extends ExpressAdapter {
     }
     const app = this.getInstance<Express>();
     const ExpressRequest = class extends IncomingMessage {};
-    const ExpressResponse = class extends ServerResponse {};
+    const ExpressResponse = class extends ServerResponse {
+      defaultHeaders: HeaderList | undefined = undefined;
+
+      override writeHead(
+        statusCode: number,
+        reasonOrHeaders?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+        headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+      ): this {
+        if (typeof reasonOrHeaders === 'string') {
+          return super.writeHead(statusCode, reasonOrHeaders, headersWithDefaults(this, headers));
+        }
+        return super.writeHead(statusCode, headersWithDefaults(this, reasonOrHeaders));
+      }
+    };
     // ExpressRequest.prototype → the app's request prototype → Express's → IncomingMessage's.
     Object.setPrototypeOf(ExpressRequest.prototype, app.request);
     Object.setPrototypeOf(ExpressResponse.prototype, app.response);
     app.request = ExpressRequest.prototype as Express['request'];
-    app.response = ExpressResponse.prototype as Express['response'];
-    const classes = { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
+    app.response = ExpressResponse.prototype as unknown as Express['response'];
+    // Node's typings want a response class generic in its request, as its own is.
+    const classes = {
+      IncomingMessage: ExpressRequest,
+      ServerResponse: ExpressResponse as typeof ServerResponse,
+    };
     this.setHttpServer(
       options.httpsOptions
         ? createHttpsServer({ ...options.httpsOptions, ...classes }, app)
@@ -97,11 +126,12 @@ export class LeanExpressAdapter extends ExpressAdapter {
       return super.reply(response, body, statusCode);
     }
     const text = stringifyJson(body);
-    if (statusCode !== undefined) {
-      response.statusCode = statusCode;
-    }
-    response.setHeader('Content-Type', 'application/json; charset=utf-8');
-    response.setHeader('Content-Length', Buffer.byteLength(text));
+    response.writeHead(statusCode ?? response.statusCode, [
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Content-Length',
+      String(Buffer.byteLength(text)),
+    ]);
     response.end(text);
     return response;
   }

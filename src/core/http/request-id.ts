@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-import type { Request, Response } from 'express';
+import type { Request } from 'express';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -14,11 +14,13 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** A caller's id is kept when it is short and plain; anything else is replaced. */
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Names every request, taking the caller's `X-Request-Id` when acceptable, and echoes the id. */
-export function assignRequestId(request: Request, response: Response): string {
+/**
+ * Names every request, taking the caller's `X-Request-Id` when acceptable;
+ * the answer echoes it in `REQUEST_ID_HEADER` (see `httpEdge`).
+ */
+export function assignRequestId(request: Request): string {
   const offered = request.headers['x-request-id'];
   const id = typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) ? offered : randomUUID();
   request.id = id;
-  response.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }
