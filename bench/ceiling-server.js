@@ -2,12 +2,15 @@
  * The HTTP ceiling: `node:http` answering `POST /plants` with no database at
  * all. The same bearer check (constant time), media type check, 16 KiB limit
  * and JSON parse as the floor, and the same response headers, then a canned
- * 200: what this machine's Node can answer, before anything is stored.
+ * 200: what this machine's Node can answer, before anything is stored. It
+ * listens on as many sockets as the service (HTTP_LISTENERS).
  *
  *   PORT=4001 AUTH_TOKENS=… node bench/ceiling-server.js
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+
+import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
 const CANNED = JSON.stringify({ name: 'Bench plant', tag: 'bench' });
@@ -100,9 +103,12 @@ const server = createServer((request, response) => {
   });
 });
 server.keepAliveTimeout = 5_000;
-server.listen(Number(process.env.PORT ?? 4001), process.env.HOST ?? '127.0.0.1');
+const close = listenAsTheService(server, {
+  port: Number(process.env.PORT ?? 4001),
+  host: process.env.HOST ?? '127.0.0.1',
+});
 
 process.once('SIGTERM', () => {
-  server.close();
+  close();
   server.closeIdleConnections();
 });

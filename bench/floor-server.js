@@ -41,10 +41,11 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { parse as parseQueryString } from 'node:querystring';
 
 import pg from 'pg';
+
+import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
 const MAX_JSON_DEPTH = 32;
@@ -1010,23 +1011,13 @@ const server = createServer(
 );
 server.keepAliveTimeout = 5_000;
 
-const port = Number(process.env.PORT ?? 4000);
-const host = process.env.HOST ?? '127.0.0.1';
-const listeners = Number(process.env.HTTP_LISTENERS ?? (process.platform === 'linux' ? 64 : 1));
-// The other sockets hand their connections to the one HTTP server.
-const others = Array.from({ length: listeners - 1 }, () =>
-  createNetServer({ noDelay: true }, (socket) => server.emit('connection', socket)),
-);
-server.listen({ port, host, reusePort: listeners > 1 });
-for (const other of others) {
-  other.listen({ port, host, reusePort: true });
-}
+const close = listenAsTheService(server, {
+  port: Number(process.env.PORT ?? 4000),
+  host: process.env.HOST ?? '127.0.0.1',
+});
 
 process.once('SIGTERM', () => {
   // Requests in flight are answered; then the pool closes, and the process ends.
-  for (const other of others) {
-    other.close();
-  }
-  server.close(() => void pool.end());
+  close(() => void pool.end());
   server.closeIdleConnections();
 });

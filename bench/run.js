@@ -5,6 +5,8 @@
  * DATABASE_URL, whose name must say bench or test):
  *   floor    bench/floor-server.js: the same contract hand-written on node:http + pg
  *   ceiling  bench/ceiling-server.js: node:http answering POST /plants with no database
+ *   framework  bench/framework-server.js: an ordinary NestJS on Express app answering
+ *            POST /plants with no database: what the service's stack costs by itself
  *   service  dist/main.js in its production configuration (NODE_ENV=production, JSON
  *            logs at info written to a file, metrics on), with no Node.js flags unless
  *            --service-node-options gives some
@@ -32,11 +34,12 @@
  *   --rounds 1               times the whole rotation is run
  *   --late-after 2           seconds after which a request counts as late
  *   --routes create,get,list,patch (also: list-tag, pages of one tag)
- *   --targets floor,ceiling,service
+ *   --targets floor,ceiling,service (also: framework)
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
  *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS,
- *                            REQUIRE_IF_MATCH and HTTP_LISTENERS too)
+ *                            REQUIRE_IF_MATCH and HTTP_LISTENERS too, the ceilings
+ *                            its HTTP_LISTENERS)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
  *   --memory-limit SIZE      runs the service in a memory cgroup of this size (256M), as
@@ -67,7 +70,8 @@ const ROUTES = {
     script: 'bench/create.lua',
     method: 'POST',
     writes: true,
-    ceiling: true,
+    /** Answered by the ceilings too (see WITHOUT_DATABASE). */
+    ceilings: true,
   },
   get: { label: 'GET /plants/{id}', script: 'bench/get.lua', method: 'GET' },
   list: { label: 'GET /plants?limit=20&after=…', script: 'bench/list.lua', method: 'GET' },
@@ -79,7 +83,9 @@ const ROUTES = {
   },
   patch: { label: 'PATCH /plants/{id}', script: 'bench/patch.lua', method: 'PATCH', writes: true },
 };
-const TARGETS = ['floor', 'ceiling', 'service'];
+const TARGETS = ['floor', 'ceiling', 'framework', 'service'];
+/** The targets that store nothing, and answer POST /plants alone. */
+const WITHOUT_DATABASE = ['ceiling', 'framework'];
 const PAGE_SIZE = 20;
 /** Every TAG_EVERY-th preloaded plant carries the tag "fern". */
 const TAG_EVERY = 4;
@@ -150,11 +156,7 @@ async function main() {
   const plan = runPlan();
   const runCount =
     ROUNDS *
-    plan.reduce(
-      (sum, { route }) =>
-        sum + TARGET_NAMES.filter((target) => target !== 'ceiling' || ROUTES[route].ceiling).length,
-      0,
-    );
+    plan.reduce((sum, { route }) => sum + TARGET_NAMES.filter((target) => answers(target, route)).length, 0);
   console.log(
     `${runCount} runs of ${WARMUP_S} + ${DURATION_S} s (${ROUNDS} round${ROUNDS > 1 ? 's' : ''}), load generator ` +
       `${loadGenerator}: about ${Math.ceil((runCount * (WARMUP_S + DURATION_S + 1)) / 60)} min, and the preload`,
@@ -190,7 +192,9 @@ async function main() {
     results.prewarm = await prewarm(db);
 
     for (const target of TARGET_NAMES) {
-      servers[target] = await startServer(target, database.url, { measureStartup: target !== 'ceiling' });
+      servers[target] = await startServer(target, database.url, {
+        measureStartup: !WITHOUT_DATABASE.includes(target),
+      });
     }
     results.startupMs = Object.fromEntries(
       Object.entries(servers)
@@ -213,7 +217,7 @@ async function main() {
       for (const { route, concurrency } of plan) {
         const row = { route, concurrency };
         for (const target of TARGET_NAMES) {
-          if (target === 'ceiling' && !ROUTES[route].ceiling) {
+          if (!answers(target, route)) {
             continue;
           }
           row[target] = await measure(db, servers[target], route, concurrency);
@@ -380,6 +384,13 @@ async function deleteCreated(db) {
 async function startServer(target, databaseUrl, { measureStartup }) {
   const port = await freePort();
   const common = { HOST: '127.0.0.1', PORT: String(port), AUTH_TOKENS: TOKEN };
+  // Every target listens on as many sockets as the service.
+  const followed = (keys) =>
+    Object.fromEntries(
+      [...keys, 'HTTP_LISTENERS']
+        .filter((key) => SERVICE_ENV[key] !== undefined)
+        .map((key) => [key, SERVICE_ENV[key]]),
+    );
   const scripts = {
     floor: [
       'bench/floor-server.js',
@@ -387,16 +398,12 @@ async function startServer(target, databaseUrl, { measureStartup }) {
         ...common,
         DATABASE_URL: databaseUrl,
         // The floor batches creates as the service does (the same statements in flight), records
-        // webhook events when the service would, asks for If-Match when the service does, and
-        // listens on as many sockets.
-        ...Object.fromEntries(
-          ['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH', 'HTTP_LISTENERS']
-            .filter((key) => SERVICE_ENV[key] !== undefined)
-            .map((key) => [key, SERVICE_ENV[key]]),
-        ),
+        // webhook events when the service would, and asks for If-Match when the service does.
+        ...followed(['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH']),
       },
     ],
-    ceiling: ['bench/ceiling-server.js', common],
+    ceiling: ['bench/ceiling-server.js', { ...common, ...followed([]) }],
+    framework: ['bench/framework-server.js', { ...common, ...followed([]) }],
     service: [
       'dist/main.js',
       {
@@ -690,8 +697,8 @@ async function rssMb(pid) {
 // ---------------------------------------------------------------------------
 // Results
 
-/** The service against the floor and the ceiling: requests per second, p99, RSS. */
-function ratios({ floor, ceiling, service }) {
+/** The service against the floor and the ceilings: requests per second, p99, RSS. */
+function ratios({ floor, ceiling, framework, service }) {
   if (!service) {
     return {};
   }
@@ -701,6 +708,8 @@ function ratios({ floor, ceiling, service }) {
     p99ServiceToFloor: ratio(service.p99Ms, floor?.p99Ms),
     serviceToCeiling: ratio(service.rps, ceiling?.rps),
     p99ServiceToCeiling: ratio(service.p99Ms, ceiling?.p99Ms),
+    serviceToFramework: ratio(service.rps, framework?.rps),
+    p99ServiceToFramework: ratio(service.p99Ms, framework?.p99Ms),
     rssServiceToFloor: ratio(service.rssMb ?? undefined, floor?.rssMb),
   };
 }
@@ -852,9 +861,9 @@ function report(results) {
 
 function table(runs) {
   console.log(
-    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | RSS service / floor |',
+    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | framework req/s (p50/p99 ms) | service/framework | RSS service / floor |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const cell = (result) =>
     result ? `${result.rps} (${result.p50Ms}/${result.p99Ms})${result.valid ? '' : ' INVALID'}` : '–';
   const value = (number) => (number === null || number === undefined ? '–' : String(number));
@@ -864,7 +873,8 @@ function table(runs) {
         `${value(row.ratios.serviceToFloor)} | ${value(row.ratios.p99ServiceToFloor)} | ` +
         `${value(row.service?.late)} / ${value(row.floor?.late)} | ` +
         `${row.ceiling ? `${row.ceiling.rps}${row.ceiling.valid ? '' : ' INVALID'}` : '–'} | ` +
-        `${value(row.ratios.serviceToCeiling)} | ${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
+        `${value(row.ratios.serviceToCeiling)} | ${cell(row.framework)} | ${value(row.ratios.serviceToFramework)} | ` +
+        `${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
     );
   }
 }
@@ -901,6 +911,11 @@ async function machine(db) {
 function usage(message) {
   console.error(`npm run bench: ${message} (see npm run bench -- --help)`);
   process.exit(2);
+}
+
+/** Whether `target` is measured on `route`: the ceilings answer POST /plants alone. */
+function answers(target, route) {
+  return !WITHOUT_DATABASE.includes(target) || ROUTES[route].ceilings === true;
 }
 
 function positiveNumber(name, text, zeroAllowed = false) {
