@@ -57,15 +57,18 @@ export function headersWithDefaults(response: DefaultHeadersResponse, given: Giv
     return given;
   }
   response.defaultHeaders = undefined;
-  if (response.getHeaderNames().length === 0 && (given === undefined || isFlatListApart(given, defaults))) {
+  // Lower-case, and few (an ETag, say): looked through by length first, the defaults' names are rarely lower-cased.
+  const taken = response.getHeaderNames();
+  if (taken.length === 0 && (given === undefined || isFlatListApart(given, defaults))) {
     // The list is this response's own (setDefaultHeaders): Node reads it as the head is written.
     return given === undefined ? (defaults as string[]) : [...defaults, ...given];
   }
   for (let index = 0; index < defaults.length; index += 2) {
-    if (!response.hasHeader(defaults[index])) {
+    if (!includesName(taken, defaults[index])) {
       response.setHeader(defaults[index], defaults[index + 1]);
     }
   }
+  // Node sets what `given` names over what is set, the defaults included.
   return given;
 }
 
@@ -86,6 +89,16 @@ function isFlatListApart(given: NonNullable<GivenHeaders>, defaults: HeaderList)
 function names(list: HeaderList, name: string): boolean {
   for (let index = 0; index < list.length; index += 2) {
     if (list[index].length === name.length && list[index].toLowerCase() === name.toLowerCase()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Whether `lowerCaseNames` holds `name`, in any letter case. */
+function includesName(lowerCaseNames: readonly string[], name: string): boolean {
+  for (const each of lowerCaseNames) {
+    if (each.length === name.length && each === name.toLowerCase()) {
       return true;
     }
   }
