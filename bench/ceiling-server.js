@@ -7,9 +7,10 @@
  *
  *   PORT=4001 AUTH_TOKENS=… node bench/ceiling-server.js
  */
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
+import { authorized } from './bearer.js';
 import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -29,29 +30,6 @@ const HEADERS = [
   ['X-XSS-Protection', '0'],
   ['Content-Type', 'application/json; charset=utf-8'],
 ].flat();
-const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
-const DIGESTS = (process.env.AUTH_TOKENS ?? '')
-  .split(',')
-  .filter((token) => token.trim() !== '')
-  .map((token) => sha256(token.trim()));
-
-function sha256(text) {
-  return createHash('sha256').update(text).digest();
-}
-
-function authorized(header) {
-  const token = BEARER_CREDENTIALS.exec(header ?? '')?.[1];
-  if (token === undefined) {
-    return false;
-  }
-  const presented = sha256(token);
-  let valid = false;
-  for (const digest of DIGESTS) {
-    valid = timingSafeEqual(presented, digest) || valid;
-  }
-  return valid;
-}
-
 function answer(response, status, text) {
   response.writeHead(status, [
     'X-Request-Id',
