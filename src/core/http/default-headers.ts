@@ -57,7 +57,7 @@ export function headersWithDefaults(response: DefaultHeadersResponse, given: Giv
     return given;
   }
   response.defaultHeaders = undefined;
-  // Lower-case, and few (an ETag, say): looked through by length first, the defaults' names are rarely lower-cased.
+  // The names set so far: lower-case, and few (an ETag, say).
   const taken = response.getHeaderNames();
   if (taken.length === 0 && (given === undefined || isFlatListApart(given, defaults))) {
     // The list is this response's own (setDefaultHeaders): Node reads it as the head is written.
@@ -79,14 +79,15 @@ function isFlatListApart(given: NonNullable<GivenHeaders>, defaults: HeaderList)
   }
   for (let index = 0; index < given.length; index += 2) {
     const name = given[index];
-    if (typeof name !== 'string' || typeof given[index + 1] !== 'string' || names(defaults, name)) {
+    if (typeof name !== 'string' || typeof given[index + 1] !== 'string' || listNames(defaults, name)) {
       return false;
     }
   }
   return true;
 }
 
-function names(list: HeaderList, name: string): boolean {
+/** Whether `list` sets the header `name`, in any letter case. */
+function listNames(list: HeaderList, name: string): boolean {
   for (let index = 0; index < list.length; index += 2) {
     if (list[index].length === name.length && list[index].toLowerCase() === name.toLowerCase()) {
       return true;
@@ -95,7 +96,7 @@ function names(list: HeaderList, name: string): boolean {
   return false;
 }
 
-/** Whether `lowerCaseNames` holds `name`, in any letter case. */
+/** Whether `lowerCaseNames` holds `name`, in any letter case: compared by length first, it is rarely lower-cased. */
 function includesName(lowerCaseNames: readonly string[], name: string): boolean {
   for (const each of lowerCaseNames) {
     if (each.length === name.length && each === name.toLowerCase()) {
