@@ -1,7 +1,9 @@
 /**
- * The ceilings' bearer check: the token in `Authorization: Bearer <token>`
- * against AUTH_TOKENS, compared by SHA-256 digest in constant time, as the
- * service compares its static tokens.
+ * Bearer tokens as the service checks its static ones: by SHA-256 digest,
+ * every digest compared in constant time whichever matches. The ceilings
+ * check `Authorization: Bearer <token>` against AUTH_TOKENS with
+ * `authorized()`; the floor, which also takes digests in AUTH_TOKENS and
+ * tells a missing token from a wrong one, with `matchesAny()`.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
@@ -11,20 +13,22 @@ const DIGESTS = (process.env.AUTH_TOKENS ?? '')
   .filter((token) => token.trim() !== '')
   .map((token) => sha256(token.trim()));
 
-function sha256(text) {
+export function sha256(text) {
   return createHash('sha256').update(text).digest();
+}
+
+/** Whether `token`'s digest is one of `digests`, each compared in constant time. */
+export function matchesAny(token, digests) {
+  const presented = sha256(token);
+  let valid = false;
+  for (const digest of digests) {
+    valid = timingSafeEqual(presented, digest) || valid;
+  }
+  return valid;
 }
 
 /** Whether the `Authorization` header carries one of the configured tokens. */
 export function authorized(header) {
   const token = BEARER_CREDENTIALS.exec(header ?? '')?.[1];
-  if (token === undefined) {
-    return false;
-  }
-  const presented = sha256(token);
-  let valid = false;
-  for (const digest of DIGESTS) {
-    valid = timingSafeEqual(presented, digest) || valid;
-  }
-  return valid;
+  return token !== undefined && matchesAny(token, DIGESTS);
 }

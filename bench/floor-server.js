@@ -39,12 +39,13 @@
  *   PORT=4000 DATABASE_URL=postgres://… AUTH_TOKENS=… node bench/floor-server.js
  */
 import { isUtf8 } from 'node:buffer';
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
 
 import pg from 'pg';
 
+import { matchesAny, sha256 } from './bearer.js';
 import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -505,10 +506,6 @@ const DIGESTS = (process.env.AUTH_TOKENS ?? '')
     return hex ? Buffer.from(hex, 'hex') : sha256(entry);
   });
 
-function sha256(text) {
-  return createHash('sha256').update(text).digest();
-}
-
 /** The refusal for this Authorization header, or undefined when it carries a valid token. */
 function authenticate(header) {
   if (header === undefined || !BEARER_SCHEME.test(header)) {
@@ -518,12 +515,7 @@ function authenticate(header) {
   if (token === undefined) {
     return INVALID_TOKEN;
   }
-  const presented = sha256(token);
-  let valid = false;
-  for (const digest of DIGESTS) {
-    valid = timingSafeEqual(presented, digest) || valid;
-  }
-  return valid ? undefined : INVALID_TOKEN;
+  return matchesAny(token, DIGESTS) ? undefined : INVALID_TOKEN;
 }
 
 // ---------------------------------------------------------------------------
