@@ -165,6 +165,29 @@ describe('start-up and configuration (the compiled service)', () => {
     expect(bundled).toContain('pino-pretty');
   });
 
+  it('refuses a port another instance serves, rather than share it, and leaves that one serving', async () => {
+    const env = { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: process.env.DATABASE_URL };
+    const first = await startService(env, { cwd: workDir });
+    try {
+      const port = new URL(first.url).port;
+      const { code, output } = await failedStart({ ...env, PORT: port }, { cwd: workDir });
+
+      expect(code).toBe(1);
+      expect(output).toContain(`EADDRINUSE: address already in use 127.0.0.1:${port}`);
+      // The refused start took nothing from the first: it still answers.
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          fetch(`${first.url}/health/live`, { headers: { Connection: 'close' } }).then(
+            (response) => response.status,
+          ),
+        ),
+      );
+      expect(answers.every((status) => status === 200)).toBe(true);
+    } finally {
+      await first.stop();
+    }
+  });
+
   it('refuses to start in production without AUTH_TOKENS: it fails closed', async () => {
     const { code, output } = await failedStart(
       { NODE_ENV: 'production', DATABASE_URL: process.env.DATABASE_URL },

@@ -84,6 +84,36 @@ describe('PortListeners', () => {
   });
 
   (linux ? it : it.skip)(
+    'refuses a port that another instance listens on, with EADDRINUSE, instead of sharing it',
+    async () => {
+      const port = await listen(8);
+      const second = createServer((_request, response) => response.end('second'));
+      const secondListeners = new PortListeners(second, 8);
+
+      const refused = await new Promise<NodeJS.ErrnoException | undefined>((resolve) =>
+        secondListeners.listen(port, '127.0.0.1', resolve),
+      );
+      await secondListeners.close();
+      if (second.listening) {
+        await new Promise((resolve) => second.close(resolve));
+      }
+
+      expect(refused?.code).toBe('EADDRINUSE');
+      expect(second.listening).toBe(false);
+      // The first keeps the port, whole: every connection is its own.
+      expect(await listeningSockets(port)).toBe(8);
+      const bodies = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          fetch(`http://127.0.0.1:${port}/`, { headers: { Connection: 'close' } }).then((response) =>
+            response.text(),
+          ),
+        ),
+      );
+      expect(new Set(bodies)).toEqual(new Set(['ok']));
+    },
+  );
+
+  (linux ? it : it.skip)(
     'accepts several waiting connections in one turn of the event loop, not one per turn',
     async () => {
       const port = await listen(16);

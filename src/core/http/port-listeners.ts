@@ -21,6 +21,9 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
  * injecting one), so every connection is the HTTP server's as if it had
  * accepted it: its timeouts, its idle and forced closing
  * (`closeIdleConnections`, `closeAllConnections`), its TLS when it has one.
+ *
+ * A port that another process listens on fails with EADDRINUSE, as it does
+ * with one socket, even when that process shares it with SO_REUSEPORT.
  */
 export class PortListeners {
   private readonly others: NetServer[] = [];
@@ -37,6 +40,29 @@ export class PortListeners {
       this.server.listen(port, host, () => callback());
       return;
     }
+    if (port === 0) {
+      this.listenShared(port, host, callback);
+      return;
+    }
+    // SO_REUSEPORT shares a port with any socket of the same user that has it too: a second
+    // instance started on this port would be granted it, and the kernel would split the
+    // connections between the two. A socket bound without it first finds the port taken, and
+    // the start fails as Node's one socket would, with EADDRINUSE.
+    const probe = createServer();
+    probe.once('error', callback);
+    probe.listen({ port, host }, () => probe.close(() => this.listenShared(port, host, callback)));
+  }
+
+  /**
+   * Stops every socket accepting; resolves when the connections accepted by
+   * the others have closed, as `server.close()`'s callback does for its own.
+   */
+  async close(): Promise<void> {
+    const others = this.others.splice(0);
+    await Promise.all(others.map((other) => new Promise((resolve) => other.close(resolve))));
+  }
+
+  private listenShared(port: number, host: string | undefined, callback: (error?: Error) => void): void {
     this.server.listen({ port, host, reusePort: true }, () => {
       // The port actually bound, for the others to share when any free one was asked for.
       const bound = (this.server.address() as AddressInfo).port;
@@ -48,15 +74,6 @@ export class PortListeners {
         },
       );
     });
-  }
-
-  /**
-   * Stops every socket accepting; resolves when the connections accepted by
-   * the others have closed, as `server.close()`'s callback does for its own.
-   */
-  async close(): Promise<void> {
-    const others = this.others.splice(0);
-    await Promise.all(others.map((other) => new Promise((resolve) => other.close(resolve))));
   }
 
   private async listenOthers(port: number, host: string | undefined): Promise<void> {
