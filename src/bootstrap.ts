@@ -54,11 +54,19 @@ function explain(error: unknown): string {
   if (error instanceof InvalidConfigurationError) {
     return error.message;
   }
+  if (isAddressInUse(error)) {
+    const host = error.address.includes(':') ? `[${error.address}]` : error.address;
+    return `${host}:${error.port} is taken by another process (another instance of the service?): stop it, or set PORT to a free port`;
+  }
   if (isDatabaseUnavailableError(error)) {
     const reason = error instanceof Error ? error.message : String(error);
     return `the database could not be reached (${reason}); check DATABASE_URL and that PostgreSQL is up`;
   }
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+function isAddressInUse(error: unknown): error is NodeJS.ErrnoException & { address: string; port: number } {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && 'port' in error;
 }
 
 bootstrap().catch(async (error: unknown) => {
