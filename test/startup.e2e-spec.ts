@@ -259,6 +259,13 @@ describe('start-up and configuration (the compiled service)', () => {
     const first = await startService(env, { cwd: workDir, timeoutMs: 40_000 });
     try {
       await expect(create(first.url, TEST_TOKEN, { id: 1, name: 'Fern' })).resolves.toBe(200);
+      // Started twice (`npm start` in a second terminal): the second says why it cannot; the first serves on.
+      const twice = await failedStart(env, { cwd: workDir });
+      expect(twice.code).toBe(1);
+      expect(twice.output).toContain(
+        `Plant Store failed to start: Another process (pid ${first.process.pid}) runs the embedded PostgreSQL in`,
+      );
+      await expect(create(first.url, TEST_TOKEN, { id: 2, name: 'Moss' })).resolves.toBe(200);
     } finally {
       await expect(first.stop()).resolves.toBe(0);
     }

