@@ -35,7 +35,7 @@ async function bootstrap(): Promise<void> {
 function announce(app: NestExpressApplication, config: AppConfig): void {
   // The port actually bound: PORT=0 asks for any free one.
   const { port } = app.getHttpServer().address() as AddressInfo;
-  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  const base = `http://${authority(config.host, port)}`;
   const docs = app.get<HttpConfig>(httpConfig.KEY).docsEnabled ? ` (Swagger UI: ${base}/docs)` : '';
   new Logger('Bootstrap').log(`Plant Store is listening on ${base}${docs}, on Node.js ${process.version}`);
   const devToken = app.get<string | undefined>(DEV_TOKEN);
@@ -49,14 +49,18 @@ function announce(app: NestExpressApplication, config: AppConfig): void {
   }
 }
 
-/** An operator's explanation: configuration and database problems need no stack trace. */
+/** `host:port`, an IPv6 address in brackets. */
+function authority(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** An operator's explanation: configuration, database and port problems need no stack trace. */
 function explain(error: unknown): string {
   if (error instanceof InvalidConfigurationError) {
     return error.message;
   }
   if (isAddressInUse(error)) {
-    const host = error.address.includes(':') ? `[${error.address}]` : error.address;
-    return `${host}:${error.port} is taken by another process (another instance of the service?): stop it, or set PORT to a free port`;
+    return `${authority(error.address, error.port)} is taken by another process (another instance of the service?): stop it, or set PORT to a free port`;
   }
   if (isDatabaseUnavailableError(error)) {
     const reason = error instanceof Error ? error.message : String(error);
