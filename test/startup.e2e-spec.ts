@@ -1,14 +1,27 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 import { previewOpenApiDocument } from '../src/core/openapi/preview-document.js';
 import { TEST_TOKEN } from './support/environment.js';
+import { eventually } from './support/eventually.js';
 import { failedStart, startService } from './support/service-process.js';
 
 const run = promisify(execFile);
+
+/** Whether a process of that pid exists (one of another user's answers EPERM). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** Creates a plant through the running service; answers the status. */
 async function create(url: string, token: string, body: object): Promise<number> {
@@ -280,6 +293,43 @@ describe('start-up and configuration (the compiled service)', () => {
       await expect(second.stop()).resolves.toBe(0);
     }
   }, 120_000);
+
+  it('exits at a second Ctrl-C without waiting, and takes the embedded PostgreSQL down with it', async () => {
+    await chmod(workDir, 0o755);
+    const service = await startService(
+      { NODE_ENV: 'development', AUTH_TOKENS: TEST_TOKEN },
+      { cwd: workDir, timeoutMs: 40_000 },
+    );
+    const postmaster = Number(
+      (await readFile(join(workDir, '.data/postgres/postmaster.pid'), 'utf8')).split('\n')[0],
+    );
+    expect(isRunning(postmaster)).toBe(true);
+    // A create whose body never ends: the first signal's drain waits for it.
+    const { port } = new URL(service.url);
+    const stalled = connect(Number(port), '127.0.0.1');
+    stalled.on('error', () => undefined);
+    await once(stalled, 'connect');
+    stalled.write(
+      `POST /plants HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TEST_TOKEN}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 40\r\n\r\n{"id": 3,',
+    );
+    try {
+      service.process.kill('SIGINT');
+      await eventually(() => service.output().includes('SIGINT received: draining'));
+      const started = Date.now();
+
+      await expect(service.stop('SIGINT')).resolves.toBe(1);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(service.output()).toContain('SIGINT received again: exiting now');
+      // The server runs in a session of its own: only the service's exit hook stops it.
+      await eventually(() => !isRunning(postmaster), 20_000);
+    } finally {
+      stalled.destroy();
+      if (isRunning(postmaster)) {
+        process.kill(postmaster, 'SIGQUIT');
+      }
+    }
+  }, 90_000);
 
   (process.getuid?.() === 0 ? it : it.skip)(
     'explains, rather than fails obscurely, when the embedded server cannot reach its folder (root only)',

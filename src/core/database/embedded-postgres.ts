@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
@@ -66,7 +67,10 @@ export class EmbeddedPostgres {
     private readonly runAs: RunAs,
     private readonly ephemeral: boolean,
     private readonly log: EmbeddedPostgresLog | undefined,
-  ) {}
+    private readonly postmasterPid: number,
+  ) {
+    process.on('exit', this.stopOnExit);
+  }
 
   static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
     const extraSettings = serverOptions(options.settings ?? {});
@@ -101,7 +105,9 @@ export class EmbeddedPostgres {
     const base = new URL(`postgres://127.0.0.1:${port}/`);
     base.username = USER;
     base.password = password;
+    let postmasterPid: number;
     try {
+      postmasterPid = await readPostmasterPid(dataDir);
       await createDatabaseIfMissing(base, options.database);
     } catch (error) {
       // The server is up: a start that fails must not leave it running, holding its port and data directory.
@@ -113,12 +119,21 @@ export class EmbeddedPostgres {
 
     const url = new URL(options.database, base).toString();
     say(options.log, `Embedded PostgreSQL is listening on 127.0.0.1:${port} (data: ${dataDir})`);
-    return new EmbeddedPostgres(url, dataDir, binaries, runAs, options.ephemeral ?? false, options.log);
+    return new EmbeddedPostgres(
+      url,
+      dataDir,
+      binaries,
+      runAs,
+      options.ephemeral ?? false,
+      options.log,
+      postmasterPid,
+    );
   }
 
   /** Stops the server: open sessions are ended, committed data is kept (unless ephemeral). */
   async stop(mode: ShutdownMode = 'fast'): Promise<void> {
     await pgCtl(this.binaries, this.runAs, ['stop', '--wait', `--mode=${mode}`, `--pgdata=${this.dataDir}`]);
+    process.off('exit', this.stopOnExit);
     await rm(`${this.dataDir}.owner`, { force: true });
     if (this.ephemeral) {
       await rm(this.dataDir, { recursive: true, force: true });
@@ -126,6 +141,43 @@ export class EmbeddedPostgres {
     }
     say(this.log, 'Embedded PostgreSQL stopped');
   }
+
+  /**
+   * The server runs in a session of its own, so nothing stops it when this
+   * process exits without `stop()`: a second Ctrl-C, a crash, a start that
+   * failed once the server was up. It would keep its port, its memory and its
+   * data directory until the next start found it. So the exit asks it for a
+   * fast shutdown (SIGINT to the postmaster: sessions end, committed data is
+   * kept), which it carries out alone. Only after a SIGKILL is it left
+   * running, for the next start to stop (`stopLeftoverServer`).
+   */
+  private readonly stopOnExit = (): void => {
+    try {
+      // A server that stopped removed its pid file: its pid may be another process's by now.
+      if (readPostmasterPidSync(this.dataDir) === this.postmasterPid) {
+        process.kill(this.postmasterPid, 'SIGINT');
+      }
+    } catch {
+      // Already gone.
+    }
+  };
+}
+
+/** The postmaster's pid: the first line of `postmaster.pid`, which a running server keeps. */
+async function readPostmasterPid(dataDir: string): Promise<number> {
+  return postmasterPid(dataDir, await readFile(join(dataDir, 'postmaster.pid'), 'utf8'));
+}
+
+function readPostmasterPidSync(dataDir: string): number {
+  return postmasterPid(dataDir, readFileSync(join(dataDir, 'postmaster.pid'), 'utf8'));
+}
+
+function postmasterPid(dataDir: string, pidFile: string): number {
+  const pid = Number(pidFile.split('\n', 1)[0]);
+  if (!Number.isInteger(pid) || pid <= 0) {
+    throw new Error(`No postmaster pid in ${join(dataDir, 'postmaster.pid')}`);
+  }
+  return pid;
 }
 
 function say(log: EmbeddedPostgresLog | undefined, message: string): void {
