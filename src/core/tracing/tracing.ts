@@ -22,10 +22,7 @@ export async function startTracing(): Promise<void> {
   }
   // The application's logger is made later, with the application: this one writes the same lines. Its
   // few lines are written at once, so that they come before the application's, as they happen.
-  const root = await createRootLogger(
-    config,
-    config.logFormat === 'json' ? pino.destination({ sync: true }) : undefined,
-  );
+  const root = await createRootLogger(config, pino.destination({ sync: true }));
   const logger = root.child({ context: 'Tracing' });
   const settings = tracingSettings(process.env);
   if (!settings.enabled) {
