@@ -32,4 +32,12 @@ export default async function globalSetup(): Promise<void> {
   });
   globalThis.embeddedPostgres = server;
   process.env.DATABASE_URL = server.url;
+  // Ctrl-C ends Jest by the signal itself, with no exit to hook, and the server runs in a
+  // session of its own: it would outlive the run. It is stopped first, and then the signal
+  // does what it would have done.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void server.stop('immediate').finally(() => process.kill(process.pid, signal));
+    });
+  }
 }
