@@ -148,8 +148,9 @@ export class EmbeddedPostgres {
    * failed once the server was up. It would keep its port, its memory and its
    * data directory until the next start found it. So the exit asks it for a
    * fast shutdown (SIGINT to the postmaster: sessions end, committed data is
-   * kept), which it carries out alone. Only after a SIGKILL is it left
-   * running, for the next start to stop (`stopLeftoverServer`).
+   * kept), which it carries out alone. A signal that ends the process
+   * outright, with no exit event (SIGKILL, a SIGHUP that nothing handles),
+   * leaves it running, for the next start to stop (`stopLeftoverServer`).
    */
   private readonly stopOnExit = (): void => {
     try {
