@@ -8,6 +8,7 @@ import pg from 'pg';
 
 import { TEST_TOKEN } from './support/environment.js';
 import { platformErrorGaps, PLATFORM_ERROR_STATUSES } from './support/platform-errors.js';
+import { killTree } from './support/process-tree.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
@@ -26,8 +27,9 @@ const PREPARATION_TIMEOUT_MS = 240_000;
 
 /**
  * Runs a command in `cwd`, failing with its whole output. One still running
- * after `timeoutMs` (less than its test's own limit) is killed, so that it
- * does not outlive the test.
+ * after `timeoutMs` (less than its test's own limit) is killed, with every
+ * process it started (npm's script and its tools), so that none outlives the
+ * test.
  */
 async function runIn(
   cwd: string,
@@ -35,20 +37,22 @@ async function runIn(
   args: string[],
   { env = process.env, timeoutMs = 100_000 }: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ) {
+  const running = run(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024 });
+  let killed = false;
+  const deadline = setTimeout(() => {
+    killed = true;
+    void killTree(running.child.pid!);
+  }, timeoutMs);
   try {
-    return await run(command, args, {
-      cwd,
-      env,
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: timeoutMs,
-      killSignal: 'SIGKILL',
-    });
+    return await running;
   } catch (error) {
-    const { stdout, stderr, killed } = error as { stdout?: string; stderr?: string; killed?: boolean };
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     const outcome = killed ? `was killed after ${timeoutMs} ms` : 'failed';
     throw new Error(`${command} ${args.join(' ')} ${outcome} in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {
       cause: error,
     });
+  } finally {
+    clearTimeout(deadline);
   }
 }
 

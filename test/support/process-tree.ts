@@ -1,0 +1,39 @@
+import { readdir, readFile } from 'node:fs/promises';
+
+/**
+ * Kills `pid` and every process below it, with SIGKILL. A command run through
+ * npm is a tree (npm, a shell, the tools the script runs): killing npm alone
+ * leaves the others running, and their output pipes open. The tree is read
+ * from /proc (Linux, where the tests run); elsewhere `pid` alone is killed.
+ */
+export async function killTree(pid: number): Promise<void> {
+  for (const each of [pid, ...(await descendants(pid))]) {
+    try {
+      process.kill(each, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+async function descendants(root: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  const pids = (await readdir('/proc').catch(() => [])).filter((entry) => /^\d+$/.test(entry));
+  await Promise.all(
+    pids.map(async (pid) => {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      // "pid (name) state ppid …": the name may hold spaces and parentheses.
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent) {
+        children.set(parent, [...(children.get(parent) ?? []), Number(pid)]);
+      }
+    }),
+  );
+  const found: number[] = [];
+  for (let queue = [root]; queue.length > 0;) {
+    const below = children.get(queue.shift()!) ?? [];
+    found.push(...below);
+    queue = [...queue, ...below];
+  }
+  return found;
+}
