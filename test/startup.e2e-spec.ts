@@ -9,19 +9,10 @@ import { promisify } from 'node:util';
 import { previewOpenApiDocument } from '../src/core/openapi/preview-document.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
+import { isRunning } from './support/process-tree.js';
 import { failedStart, startService } from './support/service-process.js';
 
 const run = promisify(execFile);
-
-/** Whether a process of that pid exists (one of another user's answers EPERM). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Creates a plant through the running service; answers the status. */
 async function create(url: string, token: string, body: object): Promise<number> {

@@ -2,16 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 
 import { eventually } from './eventually.js';
-import { killTree } from './process-tree.js';
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isRunning, killTree } from './process-tree.js';
 
 describe('killTree (test support)', () => {
   (process.platform === 'linux' ? it : it.skip)('kills a process and the processes it started', async () => {

@@ -16,6 +16,16 @@ export async function killTree(pid: number): Promise<void> {
   }
 }
 
+/** Whether a process of that pid exists (one of another user, such as PostgreSQL's, answers EPERM). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 async function descendants(root: number): Promise<number[]> {
   const children = new Map<number, number[]>();
   const pids = (await readdir('/proc').catch(() => [])).filter((entry) => /^\d+$/.test(entry));
