@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
@@ -16,13 +17,26 @@ export async function killTree(pid: number): Promise<void> {
   }
 }
 
-/** Whether a process of that pid exists (one of another user, such as PostgreSQL's, answers EPERM). */
+/**
+ * Whether a process of that pid is running (one of another user, such as
+ * PostgreSQL's, answers EPERM). One that has exited but that its parent has not
+ * reaped yet, a zombie, does not count.
+ */
 export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return state(pid) !== 'Z';
+}
+
+/** The process's state letter from /proc (Linux), or undefined. */
+function state(pid: number): string | undefined {
+  try {
+    return afterName(readFileSync(`/proc/${pid}/stat`, 'utf8'))[0];
+  } catch {
+    return undefined;
   }
 }
 
@@ -32,8 +46,7 @@ async function descendants(root: number): Promise<number[]> {
   await Promise.all(
     pids.map(async (pid) => {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      // "pid (name) state ppid …": the name may hold spaces and parentheses.
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const parent = Number(afterName(stat)[1]);
       if (parent) {
         children.set(parent, [...(children.get(parent) ?? []), Number(pid)]);
       }
@@ -46,4 +59,12 @@ async function descendants(root: number): Promise<number[]> {
     queue = [...queue, ...below];
   }
   return found;
+}
+
+/**
+ * The fields of a /proc/PID/stat after the name, state first: "pid (name)
+ * state ppid …", where the name may hold spaces and parentheses.
+ */
+function afterName(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
