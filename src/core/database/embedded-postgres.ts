@@ -107,7 +107,7 @@ export class EmbeddedPostgres {
     base.password = password;
     let postmasterPid: number;
     try {
-      postmasterPid = await readPostmasterPid(dataDir);
+      postmasterPid = readPostmasterPid(dataDir);
       await createDatabaseIfMissing(base, options.database);
     } catch (error) {
       // The server is up: a start that fails must not leave it running, holding its port and data directory.
@@ -155,7 +155,7 @@ export class EmbeddedPostgres {
   private readonly stopOnExit = (): void => {
     try {
       // A server that stopped removed its pid file: its pid may be another process's by now.
-      if (readPostmasterPidSync(this.dataDir) === this.postmasterPid) {
+      if (readPostmasterPid(this.dataDir) === this.postmasterPid) {
         process.kill(this.postmasterPid, 'SIGINT');
       }
     } catch {
@@ -164,19 +164,15 @@ export class EmbeddedPostgres {
   };
 }
 
-/** The postmaster's pid: the first line of `postmaster.pid`, which a running server keeps. */
-async function readPostmasterPid(dataDir: string): Promise<number> {
-  return postmasterPid(dataDir, await readFile(join(dataDir, 'postmaster.pid'), 'utf8'));
-}
-
-function readPostmasterPidSync(dataDir: string): number {
-  return postmasterPid(dataDir, readFileSync(join(dataDir, 'postmaster.pid'), 'utf8'));
-}
-
-function postmasterPid(dataDir: string, pidFile: string): number {
-  const pid = Number(pidFile.split('\n', 1)[0]);
+/**
+ * The postmaster's pid: the first line of `postmaster.pid`, which a running
+ * server keeps. Read synchronously, as an exit hook must.
+ */
+function readPostmasterPid(dataDir: string): number {
+  const file = join(dataDir, 'postmaster.pid');
+  const pid = Number(readFileSync(file, 'utf8').split('\n', 1)[0]);
   if (!Number.isInteger(pid) || pid <= 0) {
-    throw new Error(`No postmaster pid in ${join(dataDir, 'postmaster.pid')}`);
+    throw new Error(`No postmaster pid in ${file}`);
   }
   return pid;
 }
