@@ -10,6 +10,8 @@
  *   service  dist/main.js in its production configuration (NODE_ENV=production, JSON
  *            logs at info written to a file, metrics on), with no Node.js flags unless
  *            --service-node-options gives some
+ *   baseline another built checkout of the service (--baseline DIR: its dist/main.js),
+ *            run exactly as the service is, to compare two builds side by side
  * on POST /plants (unique ids), GET /plants/{id} and GET /plants?limit=20&after=… (random
  * ids and pages of N preloaded rows) and PATCH /plants/{id} (random preloaded ids, a new
  * name, and in half of them the tag set or removed; unconditional: no If-Match, as a
@@ -34,7 +36,9 @@
  *   --rounds 1               times the whole rotation is run
  *   --late-after 2           seconds after which a request counts as late
  *   --routes create,get,list,patch (also: list-tag, pages of one tag)
- *   --targets floor,ceiling,service (also: framework)
+ *   --targets floor,ceiling,service (also: framework, baseline)
+ *   --baseline DIR           the checkout the baseline target runs, built (npm ci and
+ *                            npm run build:service in it); naming it adds the target
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
  *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS,
@@ -42,9 +46,10 @@
  *                            its HTTP_LISTENERS)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
- *   --memory-limit SIZE      runs the service in a memory cgroup of this size (256M), as
- *                            a pod's memory limit does: cgroup v1, as root; reports the
- *                            cgroup's peak and the processes it killed
+ *   --memory-limit SIZE      runs the service (and the baseline, in a cgroup of its own) in
+ *                            a memory cgroup of this size (256M), as a pod's memory limit
+ *                            does: cgroup v1, as root; reports the cgroup's peak and the
+ *                            processes it killed
  *   --label TEXT             names the run in the JSON
  */
 import { execFile, spawn } from 'node:child_process';
@@ -83,7 +88,9 @@ const ROUTES = {
   },
   patch: { label: 'PATCH /plants/{id}', script: 'bench/patch.lua', method: 'PATCH', writes: true },
 };
-const TARGETS = ['floor', 'ceiling', 'framework', 'service'];
+const TARGETS = ['floor', 'ceiling', 'framework', 'baseline', 'service'];
+/** The targets that run a build of the service, as production does: the service, and the baseline. */
+const SERVICE_BUILDS = ['baseline', 'service'];
 /** The targets that store nothing, and answer POST /plants alone. */
 const WITHOUT_DATABASE = ['ceiling', 'framework'];
 const PAGE_SIZE = 20;
@@ -106,6 +113,7 @@ const { values: args } = parseArgs({
     'service-env': { type: 'string', multiple: true, default: [] },
     'service-node-options': { type: 'string', default: '' },
     'memory-limit': { type: 'string' },
+    baseline: { type: 'string' },
     label: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -125,7 +133,15 @@ const ROUNDS = positiveNumber('rounds', args.rounds);
 const LATE_AFTER_S = positiveNumber('late-after', args['late-after']);
 const SHARED_BUFFERS = sharedBuffers(args['shared-buffers']);
 const ROUTE_NAMES = nameList('routes', args.routes, Object.keys(ROUTES));
-const TARGET_NAMES = TARGETS.filter((target) => nameList('targets', args.targets, TARGETS).includes(target));
+const BASELINE_DIR = args.baseline;
+const TARGET_NAMES = TARGETS.filter(
+  (target) =>
+    nameList('targets', args.targets, TARGETS).includes(target) ||
+    (target === 'baseline' && BASELINE_DIR !== undefined),
+);
+if (TARGET_NAMES.includes('baseline') && BASELINE_DIR === undefined) {
+  usage('the baseline target needs --baseline DIR, a built checkout of the service');
+}
 const SERVICE_ENV = serviceEnv(args['service-env']);
 const TOKEN = randomBytes(24).toString('base64url');
 const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'autocannon');
@@ -184,7 +200,11 @@ async function main() {
     },
   };
   const servers = {};
-  memoryCgroup = MEMORY_LIMIT_BYTES === undefined ? undefined : await createMemoryCgroup(MEMORY_LIMIT_BYTES);
+  if (MEMORY_LIMIT_BYTES !== undefined) {
+    for (const target of SERVICE_BUILDS.filter((build) => TARGET_NAMES.includes(build))) {
+      memoryCgroups[target] = await createMemoryCgroup(target, MEMORY_LIMIT_BYTES);
+    }
+  }
   try {
     // Migrations first, so that the start-up measured later finds the database ready.
     await stopProcess(await startServer('service', database.url, { measureStartup: false }));
@@ -236,9 +256,14 @@ async function main() {
     }
     await db.end();
     await database.stop();
-    if (memoryCgroup) {
-      results.memoryCgroup = { oomKills: await memoryCgroup.oomKills() };
-      await memoryCgroup.remove();
+    if (Object.keys(memoryCgroups).length > 0) {
+      results.memoryCgroup = { oomKills: 0 };
+      for (const [target, cgroup] of Object.entries(memoryCgroups)) {
+        const kills = await cgroup.oomKills();
+        results.memoryCgroup.oomKills += kills;
+        results.memoryCgroup[target] = { oomKills: kills };
+        await cgroup.remove();
+      }
     }
   }
 
@@ -404,23 +429,8 @@ async function startServer(target, databaseUrl, { measureStartup }) {
     ],
     ceiling: ['bench/ceiling-server.js', { ...common, ...followed([]) }],
     framework: ['bench/framework-server.js', { ...common, ...followed([]) }],
-    service: [
-      'dist/main.js',
-      {
-        ...common,
-        NODE_ENV: 'production',
-        DATABASE_URL: databaseUrl,
-        LOG_LEVEL: 'info',
-        LOG_FORMAT: 'json',
-        METRICS_ENABLED: 'true',
-        // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
-        RATE_LIMIT_PER_TOKEN: '100000000',
-        // Connections kept while the service idles, as the floor keeps its own: closed together in the
-        // middle of the other's run, they stall it (docs/performance.md#pool-size-and-idle-connections).
-        DATABASE_POOL_IDLE_TIMEOUT_MS: '0',
-        ...SERVICE_ENV,
-      },
-    ],
+    service: ['dist/main.js', serviceEnvironment(common, databaseUrl)],
+    baseline: [join(BASELINE_DIR ?? '.', 'dist/main.js'), serviceEnvironment(common, databaseUrl)],
   };
   const [script, env] = scripts[target];
   const startedAt = performance.now();
@@ -434,19 +444,38 @@ async function startServer(target, databaseUrl, { measureStartup }) {
   return server;
 }
 
+/** The service's production configuration, for a build of it: the service, or the baseline. */
+function serviceEnvironment(common, databaseUrl) {
+  return {
+    ...common,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+    METRICS_ENABLED: 'true',
+    // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
+    RATE_LIMIT_PER_TOKEN: '100000000',
+    // Connections kept while the service idles, as the floor keeps its own: closed together in the
+    // middle of the other's run, they stall it (docs/performance.md#pool-size-and-idle-connections).
+    DATABASE_POOL_IDLE_TIMEOUT_MS: '0',
+    ...SERVICE_ENV,
+  };
+}
+
 function spawnNode(target, script, env) {
   // Logs go straight to a file, as a log collector would take them: written, not thrown away,
   // and without this process relaying them (which would take CPU from the process under test).
   const logFile = join(os.tmpdir(), `plant-store-bench-${target}-${process.pid}.log`);
   const fd = openSync(logFile, 'a');
-  const service = target === 'service';
-  const nodeOptions = service && SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: SERVICE_NODE_OPTIONS } : {};
+  const build = SERVICE_BUILDS.includes(target);
+  const nodeOptions = build && SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: SERVICE_NODE_OPTIONS } : {};
+  const cgroup = memoryCgroups[target];
   // In the memory cgroup from its first instruction: the shell joins it, then becomes node.
-  const [command, args] =
-    service && memoryCgroup
-      ? ['sh', ['-c', 'echo $$ > "$0/tasks" && exec "$@"', memoryCgroup.path, process.execPath, script]]
-      : [process.execPath, [script]];
+  const [command, args] = cgroup
+    ? ['sh', ['-c', 'echo $$ > "$0/tasks" && exec "$@"', cgroup.path, process.execPath, script]]
+    : [process.execPath, [script]];
   const child = spawn(command, args, {
+    cwd: target === 'baseline' ? BASELINE_DIR : undefined,
     env: { PATH: process.env.PATH, ...env, ...nodeOptions },
     stdio: ['ignore', fd, fd],
   });
@@ -543,9 +572,9 @@ async function measure(db, server, route, concurrency) {
   assertRunning(server);
   // Every run finds the preloaded plants alone, whatever ran before it.
   await deleteCreated(db);
-  const inCgroup = server.target === 'service' && memoryCgroup;
-  if (inCgroup) {
-    await memoryCgroup.resetPeak();
+  const cgroup = memoryCgroups[server.target];
+  if (cgroup) {
+    await cgroup.resetPeak();
   }
   if (WARMUP_S > 0) {
     await load(server.base, route, concurrency, WARMUP_S);
@@ -557,8 +586,8 @@ async function measure(db, server, route, concurrency) {
   const cpuUs = Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests);
   result.cpuUsPerRequest = Number.isFinite(cpuUs) ? cpuUs : null;
   result.rssMb = await rssMb(server.pid);
-  if (inCgroup) {
-    result.cgroupPeakMb = await memoryCgroup.peakMb();
+  if (cgroup) {
+    result.cgroupPeakMb = await cgroup.peakMb();
   }
   result.valid = result.non2xx === 0 && result.errors === 0 && result.late === 0 && result.requests > 0;
   return result;
@@ -665,11 +694,11 @@ async function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** The service's memory cgroup (--memory-limit), made for this run: cgroup v1, as root. */
-let memoryCgroup;
+/** Each service build's memory cgroup (--memory-limit), made for this run: cgroup v1, as root. */
+const memoryCgroups = {};
 
-async function createMemoryCgroup(limitBytes) {
-  const path = `/sys/fs/cgroup/memory/plant-store-bench-${process.pid}`;
+async function createMemoryCgroup(target, limitBytes) {
+  const path = `/sys/fs/cgroup/memory/plant-store-bench-${target}-${process.pid}`;
   try {
     await mkdir(path);
     await writeFile(join(path, 'memory.limit_in_bytes'), String(limitBytes));
@@ -698,7 +727,7 @@ async function rssMb(pid) {
 // Results
 
 /** The service against the floor and the ceilings: requests per second, p99, RSS. */
-function ratios({ floor, ceiling, framework, service }) {
+function ratios({ floor, ceiling, framework, baseline, service }) {
   if (!service) {
     return {};
   }
@@ -709,6 +738,8 @@ function ratios({ floor, ceiling, framework, service }) {
     serviceToCeiling: ratio(service.rps, ceiling?.rps),
     p99ServiceToCeiling: ratio(service.p99Ms, ceiling?.p99Ms),
     serviceToFramework: ratio(service.rps, framework?.rps),
+    serviceToBaseline: ratio(service.rps, baseline?.rps),
+    p99ServiceToBaseline: ratio(service.p99Ms, baseline?.p99Ms),
     p99ServiceToFramework: ratio(service.p99Ms, framework?.p99Ms),
     rssServiceToFloor: ratio(service.rssMb ?? undefined, floor?.rssMb),
   };
@@ -861,9 +892,9 @@ function report(results) {
 
 function table(runs) {
   console.log(
-    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | framework req/s (p50/p99 ms) | service/framework | RSS service / floor |',
+    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | framework req/s (p50/p99 ms) | service/framework | baseline req/s (p50/p99 ms) | service/baseline | p99 service/baseline | RSS service / floor |',
   );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
   const cell = (result) =>
     result ? `${result.rps} (${result.p50Ms}/${result.p99Ms})${result.valid ? '' : ' INVALID'}` : '–';
   const value = (number) => (number === null || number === undefined ? '–' : String(number));
@@ -874,6 +905,7 @@ function table(runs) {
         `${value(row.service?.late)} / ${value(row.floor?.late)} | ` +
         `${row.ceiling ? `${row.ceiling.rps}${row.ceiling.valid ? '' : ' INVALID'}` : '–'} | ` +
         `${value(row.ratios.serviceToCeiling)} | ${cell(row.framework)} | ${value(row.ratios.serviceToFramework)} | ` +
+        `${cell(row.baseline)} | ${value(row.ratios.serviceToBaseline)} | ${value(row.ratios.p99ServiceToBaseline)} | ` +
         `${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
     );
   }
