@@ -51,13 +51,60 @@ export function isDatabaseUnavailableError(error: unknown): boolean {
   return false;
 }
 
-/** A unique or primary key the statement would have broken (SQLSTATE 23505): a conflict, 409. */
-export function isUniqueViolation(error: unknown): boolean {
+/** What a statement that PostgreSQL refused broke, when it is the request's doing rather than a bug. */
+export type RefusalKind =
+  /** A unique or primary key taken (23505): 409. */
+  | 'unique'
+  /** A foreign key naming a row that does not exist (23503 on insert or update): 422. */
+  | 'missing-reference'
+  /** A row deleted, or its key changed, while others still refer to it (23503, or 23001 with ON DELETE RESTRICT): 409. */
+  | 'still-referenced'
+  /** A CHECK or NOT NULL constraint (23514, 23502), or a value of the wrong form for its column (class 22): 400. */
+  | 'invalid-value';
+
+export interface DatabaseRefusal {
+  readonly kind: RefusalKind;
+  /** The constraint broken, by name (`plants_garden_id_fkey`), when there is one. */
+  readonly constraint?: string;
+}
+
+/**
+ * Why PostgreSQL refused a statement, when the request was the cause (a
+ * constraint, a value out of form); undefined for anything else. A service
+ * that words a refusal in its resource's terms looks at the constraint:
+ *
+ * ```ts
+ * if (databaseRefusal(error)?.constraint === 'plants_garden_id_fkey') throw new GardenNotFoundError(gardenId);
+ * ```
+ */
+export function databaseRefusal(error: unknown): DatabaseRefusal | undefined {
   for (let current: unknown = error, depth = 0; current && depth < 3; depth++) {
-    if ((current as { code?: unknown }).code === '23505') {
-      return true;
+    const { code, constraint, message } = current as {
+      code?: unknown;
+      constraint?: unknown;
+      message?: unknown;
+    };
+    const named = typeof constraint === 'string' ? { constraint } : {};
+    if (code === '23505') {
+      return { kind: 'unique', ...named };
+    }
+    if (code === '23001') {
+      return { kind: 'still-referenced', ...named };
+    }
+    if (code === '23503') {
+      // PostgreSQL words the two cases apart: "insert or update on table …" and "update or delete on table …".
+      const deleting = typeof message === 'string' && message.startsWith('update or delete');
+      return { kind: deleting ? 'still-referenced' : 'missing-reference', ...named };
+    }
+    if (code === '23514' || code === '23502' || (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code))) {
+      return { kind: 'invalid-value', ...named };
     }
     current = (current as { driverError?: unknown }).driverError;
   }
-  return false;
+  return undefined;
+}
+
+/** A unique or primary key the statement would have broken (SQLSTATE 23505): a conflict, 409. */
+export function isUniqueViolation(error: unknown): boolean {
+  return databaseRefusal(error)?.kind === 'unique';
 }

@@ -3,7 +3,13 @@
  * HTTP exceptions; `error-status.ts` decides what each kind means over HTTP.
  */
 export type DomainErrorKind =
-  'conflict' | 'not-found' | 'precondition-failed' | 'precondition-required' | 'unavailable';
+  | 'conflict'
+  | 'not-found'
+  /** Well formed, but it cannot be done as asked: it names a record that does not exist, say (422). */
+  | 'unprocessable'
+  | 'precondition-failed'
+  | 'precondition-required'
+  | 'unavailable';
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;

@@ -1,6 +1,10 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-import { isDatabaseUnavailableError, isUniqueViolation } from '../database/database-errors.js';
+import {
+  databaseRefusal,
+  isDatabaseUnavailableError,
+  type RefusalKind,
+} from '../database/database-errors.js';
 import { DomainError, type DomainErrorKind } from './domain-error.js';
 
 /** How a failure is answered: the one table from failures to HTTP. */
@@ -16,9 +20,27 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 export const RETRY_AFTER_SECONDS = 1;
 export const CONFLICT_MESSAGE = 'The request conflicts with a record already stored';
 
+/**
+ * What a constraint's refusal means over HTTP when the resource did not word
+ * it itself (by throwing a `DomainError` of its own; see `databaseRefusal`).
+ */
+const REFUSALS: Readonly<Record<RefusalKind, { status: HttpStatus; message: string }>> = {
+  unique: { status: HttpStatus.CONFLICT, message: CONFLICT_MESSAGE },
+  'still-referenced': {
+    status: HttpStatus.CONFLICT,
+    message: 'The record is still referred to by others, which must change or go first',
+  },
+  'missing-reference': {
+    status: HttpStatus.UNPROCESSABLE_ENTITY,
+    message: 'The request refers to a record that does not exist',
+  },
+  'invalid-value': { status: HttpStatus.BAD_REQUEST, message: 'A value breaks a rule of the stored record' },
+};
+
 const STATUS_BY_DOMAIN_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
   conflict: HttpStatus.CONFLICT,
   'not-found': HttpStatus.NOT_FOUND,
+  unprocessable: HttpStatus.UNPROCESSABLE_ENTITY,
   'precondition-failed': HttpStatus.PRECONDITION_FAILED,
   'precondition-required': HttpStatus.PRECONDITION_REQUIRED,
   unavailable: HttpStatus.SERVICE_UNAVAILABLE,
@@ -50,9 +72,9 @@ export function toFailureResponse(exception: unknown): FailureResponse {
   if (exception instanceof HttpException) {
     return fromHttpException(exception);
   }
-  if (isUniqueViolation(exception)) {
-    // A resource that words its own conflict throws a DomainError instead (see PlantIdTakenError).
-    return { status: HttpStatus.CONFLICT, message: CONFLICT_MESSAGE, expected: true };
+  const refusal = databaseRefusal(exception);
+  if (refusal) {
+    return { ...REFUSALS[refusal.kind], expected: true };
   }
   if (isDatabaseUnavailableError(exception)) {
     return {

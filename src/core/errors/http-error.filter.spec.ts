@@ -117,6 +117,30 @@ describe('HttpErrorFilter', () => {
     });
   });
 
+  it('answers a constraint the database enforced by its kind, never 500, when the resource did not word it', () => {
+    const refusal = (code: string, message: string) =>
+      Object.assign(new Error('query failed'), { driverError: Object.assign(new Error(message), { code }) });
+    const cases = [
+      [refusal('23505', 'duplicate key value violates unique constraint "plants_pkey"'), 409],
+      [refusal('23503', 'insert or update on table "shrubs" violates foreign key constraint "f"'), 422],
+      [refusal('23503', 'update or delete on table "gardens" violates foreign key constraint "f"'), 409],
+      [refusal('23001', 'update or delete on table "gardens" violates RESTRICT setting of "f"'), 409],
+      [refusal('23514', 'new row for relation "plants" violates check constraint "c"'), 400],
+      [refusal('22P02', 'invalid input syntax for type bigint: "x"'), 400],
+    ] as const;
+
+    const answers = cases.map(([failure]) => {
+      const { host, captured } = hostFor({});
+      filter.catch(failure, host);
+      return captured.body as { error: number; message: string };
+    });
+
+    expect(answers.map(({ error }) => error)).toStrictEqual(cases.map(([, status]) => status));
+    // In the service's words, not the database's: no table or constraint name reaches the client.
+    expect(answers.every(({ message }) => !/shrubs|gardens|plants|constraint/.test(message))).toBe(true);
+    expect(logged).not.toHaveBeenCalled();
+  });
+
   it('answers 503 with Retry-After when the database is unreachable, however the driver says it', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const adminShutdown = Object.assign(new Error('terminating connection'), { code: '57P01' });
