@@ -39,6 +39,10 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
     description: 'The request conflicts with what is stored',
     example: 'The request conflicts with a record already stored',
   },
+  [HttpStatus.UNPROCESSABLE_ENTITY]: {
+    description: 'The request refers to a record that does not exist',
+    example: 'The request refers to a record that does not exist',
+  },
   [HttpStatus.PRECONDITION_FAILED]: {
     description:
       'If-Match names no version the record is at: it changed since it was read. Nothing was changed',
@@ -124,23 +128,41 @@ export function ApiErrorResponse(
  * Documents the `Error` body for the statuses an operation answers on its
  * own account (its 400, 404, 409, …), in a resource's own wording where it
  * gives one. Those of the platform are added for every guarded operation.
+ * Two wordings of one status (a 409 for a taken id, another for a garden
+ * not empty) are both kept: one description naming both, an example each.
  */
 export function ApiErrorResponses(
   ...statuses: Array<HttpStatus | ResourceErrorDocumentation>
 ): MethodDecorator {
-  const worded = new Map<HttpStatus, ErrorDocumentation | undefined>();
+  const worded = new Map<HttpStatus, ErrorDocumentation[]>();
   for (const entry of statuses) {
-    if (typeof entry === 'number') {
-      worded.set(entry, worded.get(entry));
-    } else {
-      worded.set(entry.status, entry);
+    const status = typeof entry === 'number' ? entry : entry.status;
+    const wordings = worded.get(status) ?? [];
+    if (typeof entry !== 'number') {
+      wordings.push(entry);
     }
+    worded.set(status, wordings);
   }
   return applyDecorators(
-    ...[...worded]
-      .sort(([a], [b]) => a - b)
-      .map(([status, documentation]) => ApiErrorResponse(status, documentation)),
+    ...[...worded].sort(([a], [b]) => a - b).map(([status, wordings]) => documented(status, wordings)),
   );
+}
+
+function documented(status: HttpStatus, wordings: readonly ErrorDocumentation[]): MethodDecorator {
+  if (wordings.length <= 1) {
+    return ApiErrorResponse(status, wordings[0]);
+  }
+  return ApiResponse({
+    status,
+    description: wordings.map(({ description }) => description).join('; or '),
+    type: ErrorDto,
+    examples: Object.fromEntries(
+      wordings.map(({ description, example }, index) => [
+        `case${index + 1}`,
+        { summary: description, value: { error: status, message: example } },
+      ]),
+    ),
+  });
 }
 
 function documentationOf(status: HttpStatus): ErrorDocumentation {
