@@ -100,19 +100,7 @@ describe('reading and deleting plants', () => {
       expect(response.headers.link).toBeUndefined();
     });
 
-    it("reads on sessions without JIT, which a page's LIMIT from a parameter sets off on large tables", async () => {
-      const service = testApp.app.get(DataSource);
-      // Several at once, so that more than one of the pool's connections answers.
-      const sessions = await Promise.all(
-        Array.from({ length: 4 }, () => service.query<Array<{ jit: string }>>('SHOW jit')),
-      );
-
-      expect(sessions.map(([row]) => row?.jit)).toStrictEqual(['off', 'off', 'off', 'off']);
-      // The server's own default is left as it is for its other clients.
-      expect((await testApp.db.query<{ jit: string }>('SHOW jit')).rows[0]?.jit).toBe('on');
-    });
-
-    it("keeps a DATABASE_URL's own session options, and its own choice of JIT", async () => {
+    it("opens its sessions with a DATABASE_URL's own session options", async () => {
       const withOptions = (options: string) => {
         const url = new URL(process.env.DATABASE_URL ?? '');
         url.searchParams.set('options', options);
@@ -123,17 +111,15 @@ describe('reading and deleting plants', () => {
         try {
           const [row] = await other.app
             .get(DataSource)
-            .query<Array<{ jit: string; work_mem: string }>>(
-              "SELECT current_setting('jit') AS jit, current_setting('work_mem') AS work_mem",
-            );
+            .query<Array<{ work_mem: string }>>("SELECT current_setting('work_mem') AS work_mem");
           return row;
         } finally {
           await other.close();
         }
       };
 
-      expect(await settingsOf('-c work_mem=8MB')).toStrictEqual({ jit: 'off', work_mem: '8MB' });
-      expect(await settingsOf('-c jit=on -c work_mem=8MB')).toStrictEqual({ jit: 'on', work_mem: '8MB' });
+      expect(await settingsOf('-c work_mem=8MB')).toStrictEqual({ work_mem: '8MB' });
+      expect(await settingsOf('-c work_mem=12MB')).toStrictEqual({ work_mem: '12MB' });
     });
 
     it('closes pooled connections idle for DATABASE_POOL_IDLE_TIMEOUT_MS, and keeps them with 0', async () => {

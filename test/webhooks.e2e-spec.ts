@@ -4,7 +4,6 @@ import { WebhookVerificationError } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { WebhookDispatcher } from '../src/core/webhooks/webhook-dispatcher.js';
 import { WebhookOutbox } from '../src/core/webhooks/webhook-outbox.js';
 import { closeAll, startAll } from './support/cleanup.js';
 import { AUTH } from './support/factories.js';
@@ -160,14 +159,13 @@ describe('the new-plant webhook', () => {
     // Rolled back: no row, nothing sent.
     const runner = dataSource.createQueryRunner();
     await runner.startTransaction();
-    await webhookOutbox.enqueue(runner, 'plant.pruned', { id: 1 });
+    await webhookOutbox.enqueue(runner.manager, 'plant.pruned', { id: 1 });
     await runner.rollbackTransaction();
     await runner.release();
     // Committed: delivered, a bigint written with every digit.
     const eventId = await dataSource.transaction((manager) =>
       webhookOutbox.enqueue(manager, 'plant.pruned', { id: 9223372036854775807n, cut: 3 }),
     );
-    testApp.app.get(WebhookDispatcher).nudge();
 
     await eventually(() => receiver.received.length === 1);
     const [delivery] = receiver.received;

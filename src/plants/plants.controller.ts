@@ -40,7 +40,8 @@ import { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { PLANT_ID_DESCRIPTION } from './dto/plant-fields.js';
 import { PLANT_ID_TAKEN, PLANT_NOT_FOUND } from './plant.errors.js';
-import { plantView, PlantsService } from './plants.service.js';
+import { plantView } from './plant.view.js';
+import { PlantsService } from './plants.service.js';
 
 const ID_PARAMETER = {
   name: 'id',

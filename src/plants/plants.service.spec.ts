@@ -1,25 +1,23 @@
-import type { EntityReader } from '../core/database/entity-reader.js';
-import type { EntityWriter, WriteOutcome } from '../core/database/entity-writer.js';
-import type { Plant } from './plant.entity.js';
+import type { DataSource } from 'typeorm';
+
+import type { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { PlantIdTakenError } from './plant.errors.js';
 import type { PlantsMetrics } from './plants.metrics.js';
+import type { CreateOutcome, PlantRecord, PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
-type PlantColumn = 'id' | 'name' | 'tag';
-type Stored = WriteOutcome<Plant, PlantColumn>['stored'];
-
-/** A service whose writer answers each create with the given outcome, recording what it was given. */
-function serviceAnswering(outcome: (plant: Stored) => WriteOutcome<Plant, PlantColumn>) {
-  const written: Stored[] = [];
+/** A service whose repository answers each create with the given outcome, recording what it was given. */
+function serviceAnswering(outcome: (plant: PlantRecord) => CreateOutcome) {
+  const written: PlantRecord[] = [];
   let created = 0;
-  const writer = {
-    write: (plant: Stored) => {
+  const plants = {
+    create: (plant: PlantRecord) => {
       written.push(plant);
       return Promise.resolve(outcome(plant));
     },
-  } as unknown as EntityWriter<Plant, PlantColumn>;
+  } as PlantsRepository;
   const metrics = { created: { inc: () => created++ } } as unknown as PlantsMetrics;
-  const service = new PlantsService({} as EntityReader<Plant, PlantColumn>, writer, metrics);
+  const service = new PlantsService(plants, {} as DataSource, {} as WebhookOutbox, metrics);
   return { service, written, created: () => created };
 }
 

@@ -1,23 +1,19 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 
-import { type Int64, int64FromString, int64ToString } from '../core/common/int64.js';
-import { InjectEntityReader, InjectEntityWriter } from '../core/database/entity-access.module.js';
-import { EntityReader, type ReadRow, type VersionedReadRow } from '../core/database/entity-reader.js';
-import { EntityWriter, type WritePrecondition } from '../core/database/entity-writer.js';
-import { changedRow } from '../core/http/conditional-requests.js';
+import { type Int64, int64ToString } from '../core/common/int64.js';
+import { deleteIfMatch, updateIfMatch, type WritePrecondition } from '../core/database/if-match.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
+import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
 import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
+import { plantView } from './plant.view.js';
 import { PlantsMetrics } from './plants.metrics.js';
-
-type PlantColumn = 'id' | 'name' | 'tag';
-type PlantRow = ReadRow<Plant, PlantColumn>;
-/** A stored plant and its version (its ETag). */
-export type PlantRecord = VersionedReadRow<Plant, PlantColumn>;
+import { PlantsRepository } from './plants.repository.js';
 
 export interface PlantPage {
   readonly plants: StoredPlantView[];
@@ -26,16 +22,18 @@ export interface PlantPage {
 }
 
 /**
- * Everything goes through the platform's fast paths (prepared statements on
- * TypeORM's pool; batched creates; updates and deletes of one statement
- * each, checked against If-Match there; each change announced to webhook
- * subscribers by its own statement: see PLANT_ACCESS).
+ * Every change records its webhook event (`plant.created`, `plant.updated`,
+ * `plant.deleted`) in its own transaction; patches and deletes check
+ * `If-Match` in their own statement. Reads by id, pages, creates and patches
+ * go through `PlantsRepository`, which batches them; deletes through TypeORM
+ * and the platform's helpers, as any resource's changes do.
  */
 @Injectable()
 export class PlantsService {
   constructor(
-    @InjectEntityReader(Plant) private readonly reader: EntityReader<Plant, PlantColumn>,
-    @InjectEntityWriter(Plant) private readonly writer: EntityWriter<Plant, PlantColumn>,
+    private readonly plants: PlantsRepository,
+    private readonly dataSource: DataSource,
+    private readonly outbox: WebhookOutbox,
     private readonly metrics: PlantsMetrics,
   ) {}
 
@@ -45,7 +43,7 @@ export class PlantsService {
    */
   async create(newPlant: NewPlantDto): Promise<PlantDto> {
     const plant = { id: int64ToString(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
-    const { created, stored } = await this.writer.write(plant);
+    const { created, stored } = await this.plants.create(plant);
     if (created) {
       this.metrics.created.inc();
     } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
@@ -54,24 +52,13 @@ export class PlantsService {
     return PlantDto.from(stored);
   }
 
-  /** The plant with its version: `plantView` makes its wire shape. */
-  async findOne(id: Int64): Promise<PlantRecord> {
-    const plant = await this.reader.findById(int64ToString(id));
+  /** The plant with its version (its ETag); `plantView` makes its wire shape. */
+  async findOne(id: Int64): Promise<Plant> {
+    const plant = await this.plants.findById(int64ToString(id));
     if (!plant) {
       throw new PlantNotFoundError(int64ToString(id));
     }
     return plant;
-  }
-
-  /**
-   * Applies a merge patch, if the plant is at a version the precondition
-   * allows (else 412), and answers the plant as it is now. An empty patch
-   * changes nothing, not even the version.
-   */
-  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<PlantRecord> {
-    const key = int64ToString(id);
-    const outcome = await this.writer.update(key, patchChanges(patch, id), precondition);
-    return changedRow(outcome, () => new PlantNotFoundError(key));
   }
 
   /**
@@ -81,10 +68,10 @@ export class PlantsService {
    */
   async list(query: ListPlantsQueryDto): Promise<PlantPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const found = await this.reader.page({
+    const found = await this.plants.page({
       after: query.after === undefined ? undefined : int64ToString(query.after),
+      tag: query.tag,
       limit: limit + 1,
-      where: query.tag === undefined ? undefined : { tag: query.tag },
     });
     const page = found.slice(0, limit);
     return {
@@ -93,14 +80,32 @@ export class PlantsService {
     };
   }
 
+  /**
+   * Applies a merge patch, if the plant is at a version the precondition
+   * allows (else 412), and answers the plant as it is now. An empty patch
+   * changes nothing, not even the version, and announces nothing.
+   */
+  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<Plant> {
+    const key = int64ToString(id);
+    const changes = patchChanges(patch, id);
+    const plant =
+      Object.keys(changes).length === 0
+        ? await updateIfMatch(this.dataSource.manager, Plant, { id: key }, {}, precondition)
+        : await this.plants.update(key, changes, precondition);
+    if (!plant) {
+      throw new PlantNotFoundError(key);
+    }
+    return plant;
+  }
+
   async remove(id: Int64, precondition?: WritePrecondition): Promise<void> {
     const key = int64ToString(id);
-    changedRow(await this.writer.remove(key, precondition), () => new PlantNotFoundError(key));
+    await this.dataSource.transaction(async (manager) => {
+      const plant = await deleteIfMatch(manager, Plant, { id: key }, precondition);
+      if (!plant) {
+        throw new PlantNotFoundError(key);
+      }
+      await this.outbox.enqueue(manager, 'plant.deleted', { id });
+    });
   }
-}
-
-/** A stored plant as clients read it: `{id, name, tag?}`. */
-export function plantView(plant: PlantRow): StoredPlantView {
-  const id = int64FromString(plant.id);
-  return plant.tag === null ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
 }

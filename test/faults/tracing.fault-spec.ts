@@ -74,8 +74,6 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url.replace('//', `//collector:${collectorPassword}@`),
       OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${collectorApiKey}`,
       OTEL_BSP_SCHEDULE_DELAY: '50',
-      // One statement in flight at once: creates sent together share the next one.
-      DATABASE_WRITE_CONCURRENCY: '1',
       // Time for the test to hold a statement on a lock.
       DATABASE_STATEMENT_TIMEOUT_MS: '5000',
       WEBHOOK_URLS: webhooks.url,

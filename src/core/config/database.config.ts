@@ -1,7 +1,14 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional, IsString, Matches } from 'class-validator';
 
-import { BooleanVariable, Environment, IntegerVariable, readEnvironment } from './environment.js';
+import {
+  BooleanVariable,
+  Environment,
+  IntegerVariable,
+  parseListEnv,
+  readEnvironment,
+  VariableRule,
+} from './environment.js';
 
 /** Where the database is, and every bound on waiting for it. */
 @Environment()
@@ -10,6 +17,19 @@ export class DatabaseEnvironment {
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
+
+  /**
+   * Hot standbys that reads by id and pages may go to (TypeORM's
+   * `replication`): comma-separated postgres:// URLs. Unset: every read goes
+   * to DATABASE_URL.
+   */
+  @IsOptional()
+  @VariableRule('isPostgresUrlList', replicaUrlProblems)
+  DATABASE_REPLICA_URLS?: string;
+
+  /** After a replica fails a read, reads go to the primary for this long before a replica is tried again. */
+  @IntegerVariable(100, 600_000)
+  DATABASE_REPLICA_RETRY_MS = 5_000;
 
   @BooleanVariable()
   DATABASE_MIGRATIONS_RUN = true;
@@ -29,10 +49,6 @@ export class DatabaseEnvironment {
   @IsOptional()
   @IsString()
   EMBEDDED_POSTGRES_DIR = '.data/postgres';
-
-  /** Create statements in flight at once, per entity, each carrying up to a batch of rows (see EntityWriter). */
-  @IntegerVariable(1, 200)
-  DATABASE_WRITE_CONCURRENCY = 2;
 
   /**
    * Bounds on every wait, so that a request answers 503 within about two
@@ -54,9 +70,14 @@ export class DatabaseEnvironment {
   DATABASE_CONNECT_RETRY_DELAY_MS = 1_000;
 
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
-    return env.NODE_ENV === 'production' && !env.DATABASE_URL
-      ? ['NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)']
-      : [];
+    const problems: string[] = [];
+    if (env.NODE_ENV === 'production' && !env.DATABASE_URL) {
+      problems.push('NODE_ENV=production needs DATABASE_URL (the embedded PostgreSQL is for development)');
+    }
+    if (env.DATABASE_REPLICA_URLS && !env.DATABASE_URL) {
+      problems.push('DATABASE_REPLICA_URLS needs DATABASE_URL, the primary they replicate');
+    }
+    return problems;
   }
 }
 
@@ -64,6 +85,8 @@ export const databaseConfig = registerAs('database', () => {
   const env = readEnvironment(DatabaseEnvironment);
   return {
     url: env.DATABASE_URL,
+    replicaUrls: parseListEnv(env.DATABASE_REPLICA_URLS),
+    replicaRetryMs: env.DATABASE_REPLICA_RETRY_MS,
     runMigrations: env.DATABASE_MIGRATIONS_RUN,
     poolSize: env.DATABASE_POOL_SIZE,
     poolIdleTimeoutMs: env.DATABASE_POOL_IDLE_TIMEOUT_MS,
@@ -72,11 +95,23 @@ export const databaseConfig = registerAs('database', () => {
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
     /** A transaction left open this long is ended by PostgreSQL, freeing its locks. */
     idleInTransactionTimeoutMs: 5_000,
-    writeConcurrency: env.DATABASE_WRITE_CONCURRENCY,
-    writeBatchSize: 256,
     connectRetries: env.DATABASE_CONNECT_RETRIES,
     connectRetryDelayMs: env.DATABASE_CONNECT_RETRY_DELAY_MS,
   };
 });
 
 export type DatabaseConfig = ConfigType<typeof databaseConfig>;
+
+/** Which entries of the list are not postgres:// URLs, by position: never the URLs, which hold passwords. */
+function replicaUrlProblems(value: unknown): string[] {
+  const wrong = parseListEnv(typeof value === 'string' ? value : '')
+    .map((url, index) => ({ url, position: index + 1 }))
+    .filter(({ url }) => !/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url));
+  return wrong.length === 0
+    ? []
+    : [
+        `DATABASE_REPLICA_URLS must list postgres:// URLs, comma-separated; ` +
+          `${wrong.length === 1 ? 'entry' : 'entries'} ${wrong.map(({ position }) => position).join(', ')} ` +
+          `${wrong.length === 1 ? 'is' : 'are'} not`,
+      ];
+}

@@ -3,7 +3,12 @@ import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 import type { MigrationClass } from './migration-discovery.js';
 
 export interface ConnectionSettings {
+  /** The primary: every write, every transaction, and every read unless a service asks for a replica. */
   readonly url: string;
+  /** Hot standbys for the reads that may go to one (see `ReadReplicas`). */
+  readonly replicaUrls?: readonly string[];
+  /** The `pg` module TypeORM opens its pools with: `pg` itself by default (see `DatabasePools`). */
+  readonly driver?: unknown;
   /** Every module's migrations, in order (see `discoverMigrations`). */
   readonly migrations: readonly MigrationClass[];
   /**
@@ -23,10 +28,21 @@ export interface ConnectionSettings {
 
 /** One definition of the connection, shared by the service, the migration script and the TypeORM CLI. */
 export function buildDataSourceOptions(settings: ConnectionSettings): DataSourceOptions {
-  const session = sessionOptions(settings.url);
+  const replicas = settings.replicaUrls ?? [];
   return {
     type: 'postgres',
-    url: session.url,
+    ...(replicas.length === 0
+      ? { url: settings.url }
+      : {
+          // Reads go to the primary unless a service asks for a replica (`ReadReplicas`): a read
+          // right after a write finds it, and a replica that fails costs nothing it did not ask for.
+          replication: {
+            master: { url: settings.url },
+            slaves: replicas.map((url) => ({ url })),
+            defaultMode: 'master',
+          },
+        }),
+    driver: settings.driver,
     applicationName: 'plant-store',
     entities: settings.entities ?? [],
     migrations: [...settings.migrations],
@@ -49,34 +65,6 @@ export function buildDataSourceOptions(settings: ConnectionSettings): DataSource
         settings.statementTimeoutMs === undefined ? undefined : settings.statementTimeoutMs + 250,
       keepAlive: true,
       idleTimeoutMillis: settings.poolIdleTimeoutMs,
-      options: session.options,
     },
   };
-}
-
-/**
- * No JIT compilation: the service's statements are short, and PostgreSQL
- * decides to compile by the planner's estimated cost, which is far too high
- * for a keyset page whose LIMIT comes from a parameter: compiling then costs
- * more than the read (docs/performance.md#sessions-without-jit).
- */
-const SESSION_OPTIONS = '-c jit=off';
-
-/**
- * The connection URL, and PostgreSQL's `options` startup parameter for each
- * session. pg lets a URL's own `options` replace the client's, so those of the
- * URL are taken out of it and the service's added after them, unless they set
- * `jit` themselves: that choice stands (`?options=-c%20jit%3Don` leaves the
- * decision to PostgreSQL).
- */
-export function sessionOptions(url: string): { url: string; options: string } {
-  // A URL this cannot read is left to pg as it is, to refuse in its own words.
-  const parsed = URL.parse(url);
-  if (!parsed?.searchParams.has('options')) {
-    return { url, options: SESSION_OPTIONS };
-  }
-  const own = parsed.searchParams.getAll('options').join(' ').trim();
-  parsed.searchParams.delete('options');
-  const setsJit = /(?:^|\s)(?:-c\s*|--)jit=/.test(own);
-  return { url: parsed.toString(), options: setsJit ? own : `${own} ${SESSION_OPTIONS}`.trim() };
 }

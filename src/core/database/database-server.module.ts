@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 
 import { appConfig, type AppConfig } from '../config/app.config.js';
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
+import { DatabasePools } from './database-pools.js';
 import { DatabaseServer } from './database-server.js';
 
-/** Kept apart from `DatabaseModule` because TypeORM's options factory needs it first. */
+/** Kept apart from `DatabaseModule` because TypeORM's options factory needs these first. */
 @Module({
   providers: [
     {
@@ -12,7 +13,12 @@ import { DatabaseServer } from './database-server.js';
       inject: [databaseConfig.KEY, appConfig.KEY],
       useFactory: (database: DatabaseConfig, app: AppConfig) => DatabaseServer.resolve(database, app),
     },
+    {
+      provide: DatabasePools,
+      inject: [DatabaseServer],
+      useFactory: (server: DatabaseServer) => new DatabasePools(server.url),
+    },
   ],
-  exports: [DatabaseServer],
+  exports: [DatabaseServer, DatabasePools],
 })
 export class DatabaseServerModule {}

@@ -1,25 +1,39 @@
-import { Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
 import { buildDataSourceOptions } from './data-source-options.js';
+import { DatabasePoolMetrics } from './database-pool.metrics.js';
+import { DatabasePools } from './database-pools.js';
 import { DatabaseServer } from './database-server.js';
 import { DatabaseServerModule } from './database-server.module.js';
 import { runMigrations } from './migrations.js';
 import { discoverMigrations } from './migration-discovery.js';
+import { ReadReplicas } from './read-replicas.js';
 import { TypeOrmNestLogger } from './typeorm-logger.js';
 
+/** TypeORM's data source, its migrations, and `ReadReplicas` for any module. */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       imports: [DatabaseServerModule],
-      inject: [DatabaseServer, databaseConfig.KEY],
-      useFactory: async (server: DatabaseServer, config: DatabaseConfig) => {
+      inject: [DatabaseServer, DatabasePools, databaseConfig.KEY],
+      useFactory: async (server: DatabaseServer, pools: DatabasePools, config: DatabaseConfig) => {
         const logger = new Logger('Database');
         return {
           ...buildDataSourceOptions({
             url: server.url,
+            replicaUrls: config.replicaUrls,
+            driver: pools.driver,
             migrations: await discoverMigrations(),
             poolSize: config.poolSize,
             poolIdleTimeoutMs: config.poolIdleTimeoutMs,
@@ -40,6 +54,8 @@ import { TypeOrmNestLogger } from './typeorm-logger.js';
     }),
     DatabaseServerModule,
   ],
+  providers: [ReadReplicas, DatabasePoolMetrics],
+  exports: [ReadReplicas],
 })
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('Database');

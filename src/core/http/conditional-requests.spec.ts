@@ -1,10 +1,9 @@
 import { BadRequestException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
-import { PreconditionFailedError, PreconditionRequiredError } from '../errors/domain-error.js';
+import { PreconditionRequiredError } from '../errors/domain-error.js';
 import {
   answerVersioned,
-  changedRow,
   entityTag,
   parseCondition,
   readPreconditions,
@@ -105,12 +104,5 @@ describe('conditional requests', () => {
       ifMatch: [{ weak: false, opaque: '1' }],
       ifNoneMatch: undefined,
     });
-  });
-
-  it('turns a stale outcome into 412 and a missing row into the resource’s error', () => {
-    const row = { id: '1', version: 2 };
-    expect(changedRow({ outcome: 'changed', row }, () => new Error('gone'))).toBe(row);
-    expect(() => changedRow({ outcome: 'stale' }, () => new Error('gone'))).toThrow(PreconditionFailedError);
-    expect(() => changedRow({ outcome: 'not-found' }, () => new Error('gone'))).toThrow('gone');
   });
 });

@@ -1,15 +1,15 @@
 import { BadRequestException, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
-import type { ChangeOutcome, VersionedWriteRow, WritePrecondition } from '../database/entity-writer.js';
-import { PreconditionFailedError, PreconditionRequiredError } from '../errors/domain-error.js';
+import type { WritePrecondition } from '../database/if-match.js';
+import { PreconditionRequiredError } from '../errors/domain-error.js';
 
 /**
  * Conditional requests (RFC 9110, section 13) on records that declare a
  * version column: the version is the record's strong ETag, `"<version>"`.
  * A controller reads the request's conditions with `@Preconditions()`,
  * answers a versioned read with `answerVersioned` (ETag, 304) and passes
- * `writePrecondition(…)` to `EntityWriter.update`/`remove`, whose one
+ * `writePrecondition(…)` to `updateIfMatch`/`deleteIfMatch`, whose one
  * statement checks it; the document learns of all this from
  * `@ApiConditionalRead()` and `@ApiConditionalWrite()`.
  */
@@ -121,7 +121,7 @@ export function answerVersioned(response: Response, preconditions: Preconditions
 const MAX_VERSION = 2 ** 31 - 1;
 
 /**
- * What the writer checks for `If-Match`: nothing without it or with `*`
+ * What `updateIfMatch` and `deleteIfMatch` check for `If-Match`: nothing without it or with `*`
  * (any existing record will do: a missing one is 404 either way); else the
  * versions of its strong tags, compared strongly, so a weak tag or one this
  * service never made matches nothing (412).
@@ -138,22 +138,4 @@ export function writePrecondition(preconditions: Preconditions): WritePreconditi
     }
   }
   return { versions };
-}
-
-/**
- * The row an update or delete changed; a stale version is a
- * `PreconditionFailedError` (412), a missing row the resource's own error.
- */
-export function changedRow<E, K extends keyof E>(
-  outcome: ChangeOutcome<E, K>,
-  notFound: () => Error,
-): VersionedWriteRow<E, K> {
-  switch (outcome.outcome) {
-    case 'changed':
-      return outcome.row;
-    case 'stale':
-      throw new PreconditionFailedError();
-    case 'not-found':
-      throw notFound();
-  }
 }

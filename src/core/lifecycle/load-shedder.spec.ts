@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 
 import type { HttpConfig } from '../config/http.config.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -15,7 +14,7 @@ describe('LoadShedder', () => {
   let shedder: LoadShedder;
 
   function start(shedLagMs: number): LoadShedder {
-    metrics = new Metrics({ isInitialized: false } as DataSource);
+    metrics = new Metrics();
     shedder = new LoadShedder({ shedLagMs } as HttpConfig, metrics);
     return shedder;
   }

@@ -1,18 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-
-/** What pg's Pool tells about its connections. */
-interface PoolCounts {
-  readonly totalCount: number;
-  readonly idleCount: number;
-  readonly waitingCount: number;
-}
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /**
  * The service's Prometheus metrics, in a registry of its own: HTTP requests
- * by route and status, the database pool, webhook deliveries and the
- * process. A resource registers its own instruments in `registry`.
+ * by route and status, webhook deliveries and the process. A module
+ * registers its own instruments in `registry` (the database pool, a
+ * resource's counters).
  */
 @Injectable()
 export class Metrics {
@@ -40,23 +33,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(dataSource: DataSource) {
+  constructor() {
     collectDefaultMetrics({ register: this.registry });
-    const pool = (): PoolCounts | undefined =>
-      dataSource.isInitialized
-        ? ((dataSource.driver as unknown as { master?: PoolCounts }).master ?? undefined)
-        : undefined;
-    new Gauge({
-      name: 'db_pool_connections',
-      help: 'Database pool connections, by state: in use, idle, and requests waiting for one',
-      labelNames: ['state'] as const,
-      registers: [this.registry],
-      collect() {
-        const counts = pool();
-        this.set({ state: 'in_use' }, counts ? counts.totalCount - counts.idleCount : 0);
-        this.set({ state: 'idle' }, counts?.idleCount ?? 0);
-        this.set({ state: 'waiting' }, counts?.waitingCount ?? 0);
-      },
-    });
   }
 }

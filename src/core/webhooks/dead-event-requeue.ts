@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-import type { Queryable } from '../database/postgres-pool.js';
+import type { Queryable } from '../database/raw-query.js';
 
 /** Every dead delivery, or those of the events named. */
 export type RequeueSelection = { readonly all: true } | { readonly eventIds: readonly string[] };

@@ -7,7 +7,7 @@ import { databaseConfig } from '../config/database.config.js';
 import { InvalidConfigurationError } from '../config/configuration-error.js';
 import { buildDataSourceOptions } from '../database/data-source-options.js';
 import { DatabaseServer } from '../database/database-server.js';
-import { postgresPool } from '../database/postgres-pool.js';
+import { rawQueries } from '../database/raw-query.js';
 import {
   describeRequeue,
   parseRequeueArguments,
@@ -37,7 +37,7 @@ async function requeue(args: readonly string[]): Promise<number> {
   );
   try {
     await dataSource.initialize();
-    const result = await requeueDeadEvents(postgresPool(dataSource), selection);
+    const result = await requeueDeadEvents(rawQueries(dataSource), selection);
     process.stdout.write(`${describeRequeue(result).join('\n')}\n`);
     return result.notDead.length > 0 ? 1 : 0;
   } finally {

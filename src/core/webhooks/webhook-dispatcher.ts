@@ -11,7 +11,7 @@ import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/a
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { postgresPool, type Queryable } from '../database/postgres-pool.js';
+import { rawQueries, type Queryable } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
 import { spanContextOf } from '../tracing/trace-context.js';
 import { tracer } from '../tracing/tracer.js';
@@ -95,7 +95,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 
   private pool(): Queryable {
-    return postgresPool(this.dataSource);
+    return rawQueries(this.dataSource);
   }
 
   /** An event was committed to the outbox: look at it now rather than at the next tick. */
@@ -137,7 +137,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     let claimed: Claimed[];
     try {
       ({ rows: claimed } = await this.pool().query<Claimed>({
-        name: 'webhook-claim',
         text: CLAIM_SQL,
         values: [CLAIM_BATCH, this.config.timeoutMs + 5_000],
       }));

@@ -8,7 +8,7 @@ import {
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { postgresPool } from '../database/postgres-pool.js';
+import { rawQueries } from '../database/raw-query.js';
 
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
 const CLEANUP_BATCH = 1_000;
@@ -34,8 +34,8 @@ function deleteBatchSql(status: 'delivered' | 'dead', column: 'delivered_at' | '
 }
 
 const DELETE_BATCHES = [
-  { name: 'webhook-cleanup-delivered', text: deleteBatchSql('delivered', 'delivered_at') },
-  { name: 'webhook-cleanup-dead', text: deleteBatchSql('dead', 'dead_at') },
+  { text: deleteBatchSql('delivered', 'delivered_at') },
+  { text: deleteBatchSql('dead', 'dead_at') },
 ] as const;
 
 /**
@@ -74,7 +74,7 @@ export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicati
 
   /** Deletes every delivered and dead row past the retention, batch after batch; answers how many. */
   async deleteExpired(): Promise<number> {
-    const pool = postgresPool(this.dataSource);
+    const pool = rawQueries(this.dataSource);
     let deleted = 0;
     for (const statement of DELETE_BATCHES) {
       let count: number;

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 
-import { postgresPool } from '../database/postgres-pool.js';
+import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
 
 interface OutboxState {
@@ -84,8 +84,7 @@ export class WebhookOutboxMetrics {
       return UNKNOWN;
     }
     try {
-      const { rows } = await postgresPool(this.dataSource).query<OutboxState>({
-        name: 'webhook-outbox-state',
+      const { rows } = await rawQueries(this.dataSource).query<OutboxState>({
         text: OUTBOX_STATE_SQL,
       });
       return rows[0];

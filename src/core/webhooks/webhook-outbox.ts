@@ -1,12 +1,19 @@
 import { randomUUID } from 'node:crypto';
 
 import { Inject, Injectable } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
-import type { EntityManager, QueryRunner } from 'typeorm';
+import { type Context, context } from '@opentelemetry/api';
+import {
+  DataSource,
+  type EntityManager,
+  type EntitySubscriberInterface,
+  type TransactionCommitEvent,
+} from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { stringifyJson } from '../http/json.js';
 import { traceparentOf } from '../tracing/trace-context.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /**
  * `<resource>.<event>` in lower case (`plant.created`, `order.shipped`), at
@@ -16,126 +23,113 @@ import { traceparentOf } from '../tracing/trace-context.js';
 const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 const MAX_EVENT_TYPE_LENGTH = 64;
 
-/** What runs a statement in the caller's transaction: its EntityManager, or its QueryRunner. */
-export type TransactionQuery = Pick<EntityManager, 'query'> | Pick<QueryRunner, 'query'>;
+/** The `QueryRunner.data` key of a transaction that recorded events: delivery starts once it commits. */
+const RECORDED_EVENTS = 'webhookOutboxRecorded';
 
-/** One row per subscriber, all under the same event id, the subscribers being the statement's array parameter. */
-const ENQUEUE_SQL = `
-  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)
-  SELECT $1::uuid, $2, subscriber.url, $3, $5
-  FROM unnest($4::text[]) AS subscriber (url)`;
+export interface WebhookEvent {
+  /** `<resource>.<event>`: `plant.updated`. */
+  readonly type: string;
+  /** The body sent, as JSON (a `bigint` as a number with all its digits). */
+  readonly payload: unknown;
+  /** The trace context of the change announced, when not the active one (a batch's caller's). */
+  readonly context?: Context;
+}
 
 /**
- * How a resource announces an event to the webhook subscribers: in its own
- * transaction, so that the event is recorded if and only if the change it
- * announces commits; the dispatcher delivers it afterwards, at least once.
+ * How a resource announces a change to the webhook subscribers: recorded by
+ * the change's own transaction, so that an event exists if and only if the
+ * change it announces commits; the dispatcher delivers it afterwards, at
+ * least once, starting as soon as the transaction commits.
  *
  * ```ts
- * await dataSource.transaction(async (manager) => {
- *   await manager.save(order);
- *   await outbox.enqueue(manager, 'order.shipped', { id: order.id });
+ * await this.dataSource.transaction(async (manager) => {
+ *   const plant = await updateIfMatch(manager, Plant, { id }, changes, precondition);
+ *   await this.outbox.enqueue(manager, 'plant.updated', plantView(plant));
  * });
- * dispatcher.nudge(); // committed: deliver now rather than at the next poll
  * ```
- *
- * A statement that inserts many rows at once announces each of them in
- * itself, with the CTE `rowEventsSql` renders (as `EntityWriter` does for
- * `plant.created`), where a statement of its own would cost a round trip.
  *
  * Each event carries the trace context of the change it announces (its
  * `traceparent`, when traced), as OpenTelemetry's messaging conventions have
  * a producer do: each delivery's span links back to it.
  */
 @Injectable()
-export class WebhookOutbox {
-  constructor(@Inject(webhookConfig.KEY) private readonly config: WebhookConfig) {}
-
-  /** Who is told of every event: the value of the parameter a `rowEventsSql` CTE names. */
-  get subscribers(): readonly string[] {
-    return this.config.urls;
+export class WebhookOutbox implements EntitySubscriberInterface {
+  constructor(
+    @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
+    private readonly dispatcher: WebhookDispatcher,
+    dataSource: DataSource,
+  ) {
+    // A TypeORM subscriber, the way Nest's TypeORM recipe registers one: told of every commit.
+    dataSource.subscribers.push(this);
   }
 
-  /**
-   * A CTE (`<name> AS (…)`, for a statement's `WITH`) that records one event
-   * per row of `rows` (a CTE of the same statement, say the rows an INSERT
-   * returned) for every subscriber, all the rows of an event under one new
-   * id: in the same statement, so the same transaction, as the rows. The
-   * payload is a JSON object of the given members, a `bigint` as a number
-   * with all its digits, a null member left out. The subscribers are the
-   * statement's parameter `subscribersParameter` (give it `subscribers`);
-   * each row's trace context is what `traceparent` says (null when unset).
-   * The text depends on its arguments alone, not on the configuration.
-   */
-  rowEventsSql(name: string, events: RowEvents): string {
-    checkEventType(events.eventType);
-    const members = events.payload.map(([key, column]) => `${literal(key)}, ${column}`).join(', ');
-    return [
-      `${name} AS (`,
-      `  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload, traceparent)`,
-      `  SELECT event.id, ${literal(events.eventType)}, subscriber.url, event.payload, event.traceparent`,
-      `  FROM (`,
-      // gen_random_uuid() is volatile: the subquery is not flattened, so each row's subscribers share its id.
-      `    SELECT gen_random_uuid() AS id, json_strip_nulls(json_build_object(${members}))::text AS payload,`,
-      `      ${events.traceparent ?? 'NULL'}::text AS traceparent`,
-      `    FROM ${events.rows}`,
-      `  ) AS event`,
-      `  CROSS JOIN unnest(${events.subscribersParameter}::text[]) AS subscriber (url)`,
-      `)`,
-    ].join('\n');
+  /** Whether anyone is told of events: without subscribers, recording one writes nothing. */
+  get hasSubscribers(): boolean {
+    return this.config.urls.length > 0;
   }
 
   /**
    * Records the event for every subscriber, and answers its id (the
    * `webhook-id` receivers de-duplicate on), or undefined when there is no
-   * subscriber: then nothing is written. The payload is the body exactly as
-   * it will be sent, as JSON (a `bigint` as a number with all its digits).
+   * subscriber: then nothing is written.
    */
-  async enqueue(
-    transaction: TransactionQuery,
-    eventType: string,
-    payload: unknown,
-  ): Promise<string | undefined> {
-    checkEventType(eventType);
-    const body = stringifyJson(payload) as string | undefined;
-    if (body === undefined) {
-      throw new TypeError(`The payload of a ${eventType} event is not JSON`);
-    }
-    if (this.config.urls.length === 0) {
-      return undefined;
-    }
-    const eventId = randomUUID();
-    await transaction.query(ENQUEUE_SQL, [
-      eventId,
-      eventType,
-      body,
-      this.config.urls,
-      traceparentOf(context.active()),
-    ]);
-    return eventId;
+  async enqueue(manager: EntityManager, type: string, payload: unknown): Promise<string | undefined> {
+    const [id] = await this.enqueueAll(manager, [{ type, payload }]);
+    return id;
   }
-}
 
-/** How a statement that inserts rows has each of them announced (see `WebhookOutbox.rowEventsSql`). */
-export interface RowEvents {
-  /** `<resource>.<event>`, as for `enqueue`. */
-  readonly eventType: string;
-  /** What holds the rows, one event each: a CTE of the statement. */
-  readonly rows: string;
-  /** The payload's members: each one's JSON key, and the column of `rows` (quoted) that gives its value. */
-  readonly payload: ReadonlyArray<readonly [key: string, column: string]>;
-  /** The statement's parameter that carries the subscribers: `$4`. */
-  readonly subscribersParameter: string;
-  /** Each row's `traceparent`: a column of `rows`, or a parameter for a row alone (`$5`). Unset: none. */
-  readonly traceparent?: string;
+  /** Records several events in one statement; answers their ids, in order (none without subscribers). */
+  async enqueueAll(manager: EntityManager, events: readonly WebhookEvent[]): Promise<string[]> {
+    const bodies = events.map(({ type, payload }) => {
+      checkEventType(type);
+      const body = stringifyJson(payload) as string | undefined;
+      if (body === undefined) {
+        throw new TypeError(`The payload of a ${type} event is not JSON`);
+      }
+      return body;
+    });
+    if (this.config.urls.length === 0 || events.length === 0) {
+      return [];
+    }
+    const active = context.active();
+    const ids = events.map(() => randomUUID());
+    const rows = events.flatMap((event, index) => {
+      const traceparent = traceparentOf(event.context ?? active);
+      return this.config.urls.map((subscriber) => ({
+        eventId: ids[index],
+        eventType: event.type,
+        subscriber,
+        payload: bodies[index],
+        traceparent,
+      }));
+    });
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(WebhookDelivery)
+      .values(rows)
+      .updateEntity(false)
+      .execute();
+    const transaction = manager.queryRunner;
+    if (transaction?.isTransactionActive) {
+      transaction.data[RECORDED_EVENTS] = true;
+    } else {
+      this.dispatcher.nudge();
+    }
+    return ids;
+  }
+
+  /** A transaction that recorded events has committed: deliver them now rather than at the next poll. */
+  afterTransactionCommit({ queryRunner }: TransactionCommitEvent): void {
+    if (queryRunner.data[RECORDED_EVENTS] === true && !queryRunner.isTransactionActive) {
+      queryRunner.data[RECORDED_EVENTS] = false;
+      this.dispatcher.nudge();
+    }
+  }
 }
 
 function checkEventType(eventType: string): void {
   if (eventType.length > MAX_EVENT_TYPE_LENGTH || !EVENT_TYPE_PATTERN.test(eventType)) {
     throw new TypeError(`Not an event type (<resource>.<event>, lower case): ${eventType}`);
   }
-}
-
-/** A string as an SQL literal. */
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }

@@ -1,0 +1,133 @@
+import type {
+  EntityManager,
+  EntityTarget,
+  FindOptionsWhere,
+  ObjectLiteral,
+  QueryDeepPartialEntity,
+} from 'typeorm';
+
+import { PreconditionFailedError } from '../errors/domain-error.js';
+
+/**
+ * The versions a row must be at for a change to go ahead: those of the
+ * request's `If-Match` tags (`writePrecondition`). None matches no row.
+ */
+export interface WritePrecondition {
+  readonly versions: readonly number[];
+}
+
+/**
+ * Updates the row `where` finds, if it is at one of the precondition's
+ * versions (any, without one), and answers it as it is now; `null` when
+ * there is no such row. A row at another version throws
+ * `PreconditionFailedError` (412) and is left alone.
+ *
+ * The version is checked in the `UPDATE`'s own `WHERE`, which PostgreSQL
+ * evaluates again on a row it had to wait for: of two writers sending the
+ * same `If-Match`, one wins and the other gets 412. TypeORM adds one to the
+ * `@VersionColumn` in the same statement. No changes at all change nothing,
+ * not even the version: the row is read and the precondition checked.
+ */
+export async function updateIfMatch<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  where: FindOptionsWhere<E>,
+  changes: QueryDeepPartialEntity<E>,
+  precondition?: WritePrecondition,
+): Promise<E | null> {
+  if (Object.keys(changes).length === 0) {
+    const row = await manager.findOneBy(target, where);
+    if (row && precondition && !precondition.versions.includes(versionOf(manager, target, row))) {
+      throw new PreconditionFailedError();
+    }
+    return row;
+  }
+  const query = manager.createQueryBuilder().update(target).set(changes);
+  return changedRow(manager, target, where, precondition, query);
+}
+
+/**
+ * Deletes the row `where` finds, if it is at one of the precondition's
+ * versions (any, without one), and answers the row deleted; `null` when
+ * there was none. As with `updateIfMatch`, the version is checked by the
+ * `DELETE` itself, and a row at another version throws
+ * `PreconditionFailedError`.
+ */
+export function deleteIfMatch<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  where: FindOptionsWhere<E>,
+  precondition?: WritePrecondition,
+): Promise<E | null> {
+  return changedRow(manager, target, where, precondition, manager.createQueryBuilder().delete().from(target));
+}
+
+interface ChangeQuery {
+  where(where: ObjectLiteral): this;
+  andWhere(condition: string, parameters: ObjectLiteral): this;
+  returning(columns: string): this;
+  execute(): Promise<{ raw: unknown }>;
+}
+
+async function changedRow<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  where: FindOptionsWhere<E>,
+  precondition: WritePrecondition | undefined,
+  query: ChangeQuery,
+): Promise<E | null> {
+  if (precondition?.versions.length === 0) {
+    return absentOrStale(manager, target, where);
+  }
+  query.where(where);
+  if (precondition) {
+    const version = versionColumn(manager, target).databaseName;
+    query.andWhere(`"${version}" IN (:...ifMatchVersions)`, { ifMatchVersions: precondition.versions });
+  }
+  const { raw } = await query.returning('*').execute();
+  const [row] = raw as ObjectLiteral[];
+  return row ? entityOf(manager, target, row) : absentOrStale(manager, target, where);
+}
+
+/** Nothing was changed: `null` when there is no row, else its version did not match. */
+async function absentOrStale<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  where: FindOptionsWhere<E>,
+): Promise<null> {
+  if (await manager.existsBy(target, where)) {
+    throw new PreconditionFailedError();
+  }
+  return null;
+}
+
+/** A row as `RETURNING *` gives it (by column name), as the entity it stores. */
+function entityOf<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  row: ObjectLiteral,
+): E {
+  const metadata = manager.connection.getMetadata(target);
+  const entity = metadata.create() as E;
+  for (const column of metadata.columns) {
+    if (column.databaseName in row) {
+      column.setEntityValue(
+        entity,
+        manager.connection.driver.prepareHydratedValue(row[column.databaseName], column),
+      );
+    }
+  }
+  return entity;
+}
+
+function versionColumn(manager: EntityManager, target: EntityTarget<ObjectLiteral>) {
+  const metadata = manager.connection.getMetadata(target);
+  if (!metadata.versionColumn) {
+    throw new Error(`${metadata.name} has no @VersionColumn() to check If-Match against`);
+  }
+  return metadata.versionColumn;
+}
+
+function versionOf<E extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<E>, row: E): number {
+  return versionColumn(manager, target).getEntityValue(row) as number;
+}

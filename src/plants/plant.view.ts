@@ -1,0 +1,16 @@
+import { int64FromString } from '../core/common/int64.js';
+import type { StoredPlantView } from './dto/plant.dto.js';
+
+/**
+ * A stored plant as clients read it, `{id, name, tag?}` (no `null`, and
+ * nothing the client did not give): the body of reads, lists and changes,
+ * and the payload of the plants' webhook events.
+ */
+export function plantView(plant: {
+  readonly id: string;
+  readonly name: string;
+  readonly tag: string | null;
+}): StoredPlantView {
+  const id = int64FromString(plant.id);
+  return plant.tag === null ? { id, name: plant.name } : { id, name: plant.name, tag: plant.tag };
+}
