@@ -1,4 +1,4 @@
-import { RequestMethod, SetMetadata } from '@nestjs/common';
+import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 
 /**
@@ -9,8 +9,19 @@ export type Scope = `${string}:${string}`;
 
 export const REQUIRED_SCOPES_KEY = 'auth:requiredScopes';
 
-/** The scopes a route needs, on top of a valid token, where the ones it would be given are not right. */
-export const RequireScopes = (...scopes: Scope[]) => SetMetadata(REQUIRED_SCOPES_KEY, scopes);
+/**
+ * The scopes a route needs, on top of a valid token, where the ones it would
+ * be given are not right: every one named, by this decorator and by any other
+ * `@RequireScopes()` on the same handler (or controller). A handler's replace
+ * its controller's.
+ */
+export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecorator {
+  return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
+    const holder = (descriptor?.value as object | undefined) ?? target;
+    const named = (Reflect.getMetadata(REQUIRED_SCOPES_KEY, holder) as Scope[] | undefined) ?? [];
+    Reflect.defineMetadata(REQUIRED_SCOPES_KEY, [...new Set([...named, ...scopes])], holder);
+  };
+}
 
 const READING_METHODS = new Set([RequestMethod.GET, RequestMethod.HEAD, RequestMethod.OPTIONS]);
 
