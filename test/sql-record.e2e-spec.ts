@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+
+import { startTestApp, type TestApp } from './support/app.js';
+import { closeAll } from './support/cleanup.js';
+import { truncateAll } from './support/database.js';
+import { AUTH } from './support/factories.js';
+import { freePort } from './support/service-process.js';
+import { SqlRecorder, sqlRecord } from './support/sql-record.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { GardensModule } from './fixtures/gardens/gardens.module.js';
+
+type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
+
+/**
+ * The SQL each request sends, kept beside its resource for review, as Immich
+ * keeps `server/src/queries/*.sql`: a change to an entity, a relation, a
+ * query or TypeORM itself shows in review as a change of SQL. Each request
+ * is made once, alone, with webhook subscribers, so that the events'
+ * statements are there too.
+ */
+describe('the SQL each request sends', () => {
+  let receiver: WebhookReceiver;
+  let testApp: TestApp;
+  let recorder: SqlRecorder;
+
+  /** Makes the requests in turn, each with the statements it sent. */
+  const record = async (calls: ReadonlyArray<readonly [string, Call]>) => {
+    const sections: Array<[string, string[]]> = [];
+    for (const [name, call] of calls) {
+      recorder.take();
+      await call(request(testApp.server));
+      sections.push([name, recorder.take()]);
+    }
+    return sections;
+  };
+
+  beforeAll(async () => {
+    receiver = new WebhookReceiver(await freePort());
+    testApp = await startTestApp(
+      {
+        WEBHOOK_URLS: receiver.url,
+        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+        WEBHOOK_POLL_INTERVAL_MS: '60000',
+        LOG_LEVEL: 'error',
+      },
+      { imports: [GardensModule] },
+    );
+    recorder = new SqlRecorder(testApp.app.get(DataSource));
+  });
+
+  afterAll(async () => {
+    await closeAll(() => testApp?.close());
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  it('of the plants is src/plants/plants.sql', async () => {
+    const sections = await record([
+      [
+        'POST /plants',
+        (api) => api.post('/plants').set(AUTH).send({ id: 1, name: 'Fern', tag: 'pteridophyte' }),
+      ],
+      [
+        'POST /plants: the same plant again',
+        (api) => api.post('/plants').set(AUTH).send({ id: 1, name: 'Fern', tag: 'pteridophyte' }),
+      ],
+      ['GET /plants/{id}', (api) => api.get('/plants/1').set(AUTH)],
+      ['GET /plants?limit=20', (api) => api.get('/plants?limit=20').set(AUTH)],
+      [
+        'GET /plants?limit=20&after=0&tag=pteridophyte',
+        (api) => api.get('/plants?limit=20&after=0&tag=pteridophyte').set(AUTH),
+      ],
+      [
+        'PATCH /plants/{id} with If-Match',
+        (api) => api.patch('/plants/1').set(AUTH).set('If-Match', '"1"').send({ tag: null }),
+      ],
+      ['PATCH /plants/{id}: nothing to change', (api) => api.patch('/plants/1').set(AUTH).send({})],
+      [
+        'DELETE /plants/{id} with a stale If-Match',
+        (api) => api.delete('/plants/1').set(AUTH).set('If-Match', '"1"'),
+      ],
+      ['DELETE /plants/{id}', (api) => api.delete('/plants/1').set(AUTH)],
+    ]);
+
+    const { stored, recorded } = await sqlRecord(
+      new URL('../src/plants/plants.sql', import.meta.url),
+      sections,
+    );
+
+    expect(stored).toBe(recorded);
+  });
+
+  it('of the gardens and their shrubs, a relation among them, is test/fixtures/gardens/gardens.sql', async () => {
+    const ids = { garden: 0, shrub: 0 };
+    const after = Buffer.from('["Ash","0"]').toString('base64url');
+    const sections = await record([
+      [
+        'POST /gardens',
+        async (api) => (ids.garden = (await api.post('/gardens').set(AUTH).send({ name: 'Kew' })).body.id),
+      ],
+      [
+        'POST /shrubs',
+        async (api) =>
+          (ids.shrub = (
+            await api.post('/shrubs').set(AUTH).send({ name: 'Fern', gardenId: ids.garden })
+          ).body.id),
+      ],
+      ['GET /shrubs/{id}', (api) => api.get(`/shrubs/${ids.shrub}`).set(AUTH)],
+      ['GET /shrubs?sort=name&limit=1', (api) => api.get('/shrubs?sort=name&limit=1').set(AUTH)],
+      [
+        'GET /gardens/{id}/shrubs?sort=name&after=…',
+        (api) => api.get(`/gardens/${ids.garden}/shrubs?sort=name&after=${after}`).set(AUTH),
+      ],
+      ['PATCH /shrubs/{id}', (api) => api.patch(`/shrubs/${ids.shrub}`).set(AUTH).send({ gardenId: null })],
+      [
+        'POST /gardens/{id}/adopt with If-Match',
+        (api) =>
+          api
+            .post(`/gardens/${ids.garden}/adopt`)
+            .set(AUTH)
+            .set('If-Match', '"1"')
+            .send({ shrubIds: [ids.shrub] }),
+      ],
+      ['DELETE /gardens/{id}: it still has shrubs', (api) => api.delete(`/gardens/${ids.garden}`).set(AUTH)],
+    ]);
+
+    const { stored, recorded } = await sqlRecord(
+      new URL('./fixtures/gardens/gardens.sql', import.meta.url),
+      sections,
+    );
+
+    expect(stored).toBe(recorded);
+  });
+});
