@@ -213,7 +213,7 @@ describe('relations, transactions over two resources, sorted pages', () => {
       for (let next: string | undefined = first; next !== undefined;) {
         const page: request.Response = await api().get(next).set(AUTH).expect(200);
         seen.push(...(page.body as unknown[]));
-        next = /^<([^>]+)>; rel="next"$/.exec((page.headers.link as string | undefined) ?? '')?.[1];
+        next = /^<([^>]+)>; rel="next"$/.exec(page.headers.link ?? '')?.[1];
       }
       return seen;
     };

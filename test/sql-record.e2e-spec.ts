@@ -101,14 +101,19 @@ describe('the SQL each request sends', () => {
     const sections = await record([
       [
         'POST /gardens',
-        async (api) => (ids.garden = (await api.post('/gardens').set(AUTH).send({ name: 'Kew' })).body.id),
+        async (api) =>
+          (ids.garden = (
+            (await api.post('/gardens').set(AUTH).send({ name: 'Kew' })).body as { id: number }
+          ).id),
       ],
       [
         'POST /shrubs',
         async (api) =>
           (ids.shrub = (
-            await api.post('/shrubs').set(AUTH).send({ name: 'Fern', gardenId: ids.garden })
-          ).body.id),
+            (await api.post('/shrubs').set(AUTH).send({ name: 'Fern', gardenId: ids.garden })).body as {
+              id: number;
+            }
+          ).id),
       ],
       ['GET /shrubs/{id}', (api) => api.get(`/shrubs/${ids.shrub}`).set(AUTH)],
       ['GET /shrubs?sort=name&limit=1', (api) => api.get('/shrubs?sort=name&limit=1').set(AUTH)],

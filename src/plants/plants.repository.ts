@@ -192,7 +192,7 @@ export class PlantsRepository {
           first.set(plants[index].id, index);
         }
       }
-      const { raw } = await manager
+      const result = await manager
         .createQueryBuilder()
         .insert()
         .into(Plant)
@@ -201,7 +201,7 @@ export class PlantsRepository {
         .returning(['id'])
         .updateEntity(false)
         .execute();
-      const inserted = new Set((raw as Array<{ id: string }>).map((row) => row.id));
+      const inserted = new Set((result.raw as Array<{ id: string }>).map((row) => row.id));
       await this.outbox.enqueueAll(
         manager,
         [...inserted].map((id) => {
