@@ -1,5 +1,7 @@
 import { startTestApp, type TestApp } from './support/app.js';
+import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
+import { newPlant } from './support/factories.js';
 import { rawRequest } from './support/raw-request.js';
 
 const VALID = `Bearer ${TEST_TOKEN}`;
@@ -16,9 +18,52 @@ describe('Bearer authentication over HTTP', () => {
     await testApp.close();
   });
 
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  /** A create of a fresh plant with these headers, and whether the plant is stored afterwards. */
+  async function createWith(headers: Record<string, string | string[]>) {
+    const plant = newPlant();
+    const answer = await rawRequest(testApp.url, {
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(plant),
+    });
+    const stored = await testApp.db.query('SELECT 1 FROM plants WHERE id = $1', [plant.id]);
+    return {
+      status: answer.status,
+      challenge: answer.headers['www-authenticate'],
+      body: answer.json,
+      stored: stored.rowCount === 1,
+    };
+  }
+
+  it.each([
+    ['the same valid token twice', [VALID, VALID]],
+    ['a valid token, then a wrong one', [VALID, WRONG]],
+    ['a wrong token, then a valid one', [WRONG, VALID]],
+    ['a valid token, then an empty header', [VALID, '']],
+  ])(
+    'answers 400 invalid_request to two Authorization headers (%s), and stores nothing',
+    async (_case, sent) => {
+      await expect(createWith({ Authorization: sent })).resolves.toStrictEqual({
+        status: 400,
+        challenge: 'Bearer realm="plant-store", error="invalid_request"',
+        body: { error: 400, message: 'Send one Authorization header: this request has several' },
+        stored: false,
+      });
+    },
+  );
+
+  it('serves one Authorization header as before', async () => {
+    await expect(createWith({ Authorization: VALID })).resolves.toMatchObject({ status: 200, stored: true });
+  });
+
   it('checks a JSON body as it reads it, before the token, and any other body after the token (docs/api.md)', async () => {
+    const send = (headers: Record<string, string>, body: string) =>
+      rawRequest(testApp.url, { headers, body });
     const statusOf = async (headers: Record<string, string>, body: string) =>
-      (await rawRequest(testApp.url, { headers, body })).status;
+      (await send(headers, body)).status;
     const json = { 'Content-Type': 'application/json' };
     const text = { 'Content-Type': 'text/plain' };
     const oversized = `{"name": "${'x'.repeat(20_000)}"}`;

@@ -3,8 +3,11 @@ import { request } from 'node:http';
 export interface RawRequest {
   readonly method?: string;
   readonly path?: string;
-  /** Sent exactly as given: nothing is added but Host (and Content-Length when a body is given and none is). */
-  readonly headers?: Record<string, string>;
+  /**
+   * Sent exactly as given: nothing is added but Host (and Content-Length when a body is given
+   * and none is). A list sends the header once per value.
+   */
+  readonly headers?: Record<string, string | string[]>;
   readonly body?: string | Buffer;
 }
 

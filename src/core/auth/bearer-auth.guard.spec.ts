@@ -30,9 +30,14 @@ class Routes {
 
 function contextFor(
   handler: keyof Routes,
-  authorization?: string,
+  authorization?: string | string[],
 ): { context: ExecutionContext; request: Request } {
-  const request = { headers: authorization === undefined ? {} : { authorization } } as Request;
+  const sent = authorization === undefined ? [] : [authorization].flat();
+  // As Node reads them: the first Authorization in `headers`, every one in `rawHeaders`.
+  const request = {
+    headers: sent.length === 0 ? {} : { authorization: sent[0] },
+    rawHeaders: sent.flatMap((value, index) => [index % 2 ? 'authorization' : 'Authorization', value]),
+  } as Request;
   // Nest's own context, as a guard gets it for an HTTP request.
   const context = new ExecutionContextHost([request, {}, () => undefined], Routes, Routes.prototype[handler]);
   return { context, request };
@@ -117,6 +122,24 @@ describe('BearerAuthGuard', () => {
         status: HttpStatus.UNAUTHORIZED,
         challenge: 'Bearer realm="plant-store", error="invalid_token"',
       });
+    }
+  });
+
+  it('answers 400 invalid_request to more than one Authorization header, valid or not, whichever comes first', async () => {
+    for (const headers of [
+      [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`],
+      [`Bearer ${TOKEN}`, 'Bearer wrong-token-0123456789'],
+      ['Bearer wrong-token-0123456789', `Bearer ${TOKEN}`],
+      [`Bearer ${TOKEN}`, ''],
+      [`Basic ${Buffer.from('a:b').toString('base64')}`, `Bearer ${TOKEN}`],
+    ]) {
+      const { context, request } = contextFor('closed', headers);
+
+      await expect(refusal(() => guard.canActivate(context))).resolves.toStrictEqual({
+        status: HttpStatus.BAD_REQUEST,
+        challenge: 'Bearer realm="plant-store", error="invalid_request"',
+      });
+      expect(request.principal).toBeUndefined();
     }
   });
 

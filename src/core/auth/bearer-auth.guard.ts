@@ -6,7 +6,7 @@ import { recordPrincipal } from '../logging/request-context.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AccessTokenVerifier } from './access-token.verifier.js';
 import { BearerChallenge } from './bearer-challenge.js';
-import { readBearerCredentials } from './bearer-token.js';
+import { hasRepeatedAuthorization, readBearerCredentials } from './bearer-token.js';
 import type { Principal } from './principal.js';
 import { IS_PUBLIC_KEY } from './public.decorator.js';
 import { requiredScopesOf, type Scope } from './scopes.js';
@@ -38,7 +38,11 @@ export class BearerAuthGuard implements CanActivate {
     }
     // The request itself, without switchToHttp(), which makes three functions on every call (scripts/bundle.js).
     const request = context.getArgByIndex<Request>(0);
-    const credentials = readBearerCredentials(request.headers.authorization);
+    const { authorization } = request.headers;
+    if (authorization !== undefined && hasRepeatedAuthorization(request.rawHeaders)) {
+      throw BearerChallenge.repeatedAuthorization();
+    }
+    const credentials = readBearerCredentials(authorization);
     if (credentials.kind === 'none') {
       throw BearerChallenge.missingToken();
     }

@@ -15,6 +15,15 @@ export class BearerChallenge extends HttpExceptionWithHeaders {
     );
   }
 
+  /** Several `Authorization` headers: which one would be the client's is anyone's guess (RFC 6750 §3.1). */
+  static repeatedAuthorization(): BearerChallenge {
+    return new BearerChallenge(
+      HttpStatus.BAD_REQUEST,
+      'Send one Authorization header: this request has several',
+      `Bearer realm="${AUTH_REALM}", error="invalid_request"`,
+    );
+  }
+
   static invalidToken(): BearerChallenge {
     return new BearerChallenge(
       HttpStatus.UNAUTHORIZED,

@@ -18,3 +18,23 @@ export function readBearerCredentials(authorization: string | undefined): Bearer
   const match = BEARER_CREDENTIALS.exec(authorization);
   return match ? { kind: 'token', token: match[1] } : { kind: 'malformed' };
 }
+
+const AUTHORIZATION = 'authorization';
+
+/**
+ * Whether the request carries `Authorization` more than once. Node keeps the
+ * first in `request.headers` and drops the others without a word, while a
+ * proxy or a log in front may read the last, or all: two parts of the system
+ * would then disagree about who is calling. Counted in `rawHeaders`, as sent,
+ * rather than with `headersDistinct`, which copies every header of every request.
+ */
+export function hasRepeatedAuthorization(rawHeaders: readonly string[]): boolean {
+  let seen = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    const name = rawHeaders[index];
+    if (name.length === AUTHORIZATION.length && name.toLowerCase() === AUTHORIZATION && ++seen > 1) {
+      return true;
+    }
+  }
+  return false;
+}
