@@ -74,6 +74,14 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
     });
   });
 
+  it('accepts a typ of JWT or at+jwt, in any letter case, with application/ or not, or none', async () => {
+    for (const typ of ['JWT', 'at+jwt', 'application/at+jwt', 'AT+JWT', undefined]) {
+      await expect(create(testApp, await issuer.token({}, { header: { typ } }))).resolves.toMatchObject({
+        status: 200,
+      });
+    }
+  });
+
   it.each([
     ['without exp', (issuer: JwtIssuer) => issuer.token({}, { expiresIn: false })],
     [
@@ -81,6 +89,12 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
       (issuer: JwtIssuer) => issuer.token({ sub: undefined }),
     ],
     ['with an empty sub', (issuer: JwtIssuer) => issuer.token({ sub: '' })],
+    [
+      'marking b64 critical (crit: ["b64"]), which jose understands and this service does not',
+      (issuer: JwtIssuer) => issuer.token({}, { header: { crit: ['b64'], b64: true } }),
+    ],
+    ['of typ dpop+jwt', (issuer: JwtIssuer) => issuer.token({}, { header: { typ: 'dpop+jwt' } })],
+    ['of typ JWE', (issuer: JwtIssuer) => issuer.token({}, { header: { typ: 'JWE' } })],
     [
       'carrying its own key in the header (jwk)',
       async (issuer: JwtIssuer) => {

@@ -1,6 +1,13 @@
-import { errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  errors,
+  type JWSHeaderParameters,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+} from 'jose';
 
-import type { JwtSettings } from '../config/auth.config.js';
+import { type JwtSettings, normalizeJwtType } from '../config/auth.config.js';
 import { ServiceUnavailableError } from '../errors/domain-error.js';
 import { IssuerKeySet, KeySetUnavailableError } from './issuer-key-set.js';
 import type { Principal } from './principal.js';
@@ -16,15 +23,32 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * and required `exp` and `sub`, with a small clock tolerance. `sub` names the
  * principal, whose requests the per-token limit counts: tokens without one
  * would all share one budget. Keys named or carried by the token's header
- * (`jwk`, `jku`, `x5u`, `x5c`) are never used, and an extension it marks
- * critical (`crit`) is refused, as jose does. Scopes come from `scope`
+ * (`jwk`, `jku`, `x5u`, `x5c`) are never used. Scopes come from `scope`
  * (space-separated) or `scp` (a list or a string).
+ *
+ * The header is checked before any key is looked up (`acceptHeader`): no
+ * extension may be marked critical, and a `typ` must be one of those
+ * configured. jose cannot say either: it always understands `b64` (RFC 7797),
+ * and its `typ` option asks for one type, always present.
  */
 export class JwtVerifier {
-  private readonly key: JWTVerifyGetKey | Uint8Array;
+  private readonly key: JWTVerifyGetKey;
+  private readonly options: JWTVerifyOptions;
 
   constructor(private readonly settings: JwtSettings) {
-    this.key = settings.keys.kind === 'jwks' ? new IssuerKeySet(settings.keys).getKey : settings.keys.secret;
+    const keys = settings.keys;
+    const lookUp: JWTVerifyGetKey = keys.kind === 'jwks' ? new IssuerKeySet(keys).getKey : () => keys.secret;
+    this.key = (header, token) => {
+      this.acceptHeader(header);
+      return lookUp(header, token);
+    };
+    this.options = {
+      issuer: settings.issuer,
+      audience: settings.audience,
+      algorithms: [...settings.algorithms],
+      clockTolerance: settings.clockToleranceSeconds,
+      requiredClaims: ['exp', 'sub'],
+    };
   }
 
   static looksLikeJwt(token: string): boolean {
@@ -34,18 +58,7 @@ export class JwtVerifier {
   async verify(token: string): Promise<Principal | undefined> {
     let payload: JWTPayload;
     try {
-      const options = {
-        issuer: this.settings.issuer,
-        audience: this.settings.audience,
-        algorithms: [...this.settings.algorithms],
-        clockTolerance: this.settings.clockToleranceSeconds,
-        requiredClaims: ['exp', 'sub'],
-      };
-      // The two overloads of jwtVerify differ only in the key's type.
-      ({ payload } =
-        this.key instanceof Uint8Array
-          ? await jwtVerify(token, this.key, options)
-          : await jwtVerify(token, this.key, options));
+      ({ payload } = await jwtVerify(token, this.key, this.options));
     } catch (error) {
       if (isKeySetUnavailable(error)) {
         throw new ServiceUnavailableError("The token issuer's key set cannot be fetched; retry later", {
@@ -62,6 +75,25 @@ export class JwtVerifier {
       subject: `jwt:${payload.sub}`,
       hasScope: (scope: Scope) => scopes.has(scope),
     };
+  }
+
+  /**
+   * Refuses a header this service must not act on: any `crit` (no extension is
+   * understood here, `b64` included: a JWT's payload is always encoded), and a
+   * `typ` other than those configured, so that a token made for another use
+   * (`dpop+jwt`, a logout token) is not taken for an access token.
+   */
+  private acceptHeader(header: JWSHeaderParameters): void {
+    if (header.crit !== undefined) {
+      throw new errors.JOSENotSupported('no extension header parameter is understood ("crit")');
+    }
+    const { typ } = header as { typ?: unknown };
+    if (
+      typ !== undefined &&
+      (typeof typ !== 'string' || !this.settings.types.includes(normalizeJwtType(typ)))
+    ) {
+      throw new errors.JWTInvalid('unexpected "typ" JWT header value');
+    }
   }
 }
 

@@ -33,6 +33,9 @@ export const JWKS_ALGORITHMS = [
 ] as const;
 export const DEFAULT_JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
 
+/** A `typ` header: a media type, `application/` left out or not (RFC 7515 §4.1.9). */
+const JWT_TYPE_PATTERN = /^[A-Za-z0-9!#$&^_.+-]+(?:\/[A-Za-z0-9!#$&^_.+-]+)?$/;
+
 /**
  * A static token as configured: either the token itself or the SHA-256 digest
  * of it (`sha256:<hex>`), so that no plaintext token needs to sit in the
@@ -51,6 +54,8 @@ export interface JwtSettings {
   readonly audience: string;
   readonly algorithms: readonly string[];
   readonly clockToleranceSeconds: number;
+  /** The `typ` headers accepted when a token has one, as media types (`application/at+jwt`). */
+  readonly types: readonly string[];
 }
 
 /** Who may call: static tokens, JWTs, and the rate limits on tokens and on failed attempts. */
@@ -87,6 +92,10 @@ export class AuthEnvironment {
 
   @IntegerVariable(0, 30)
   AUTH_JWT_CLOCK_TOLERANCE_S = 5;
+
+  /** The `typ` headers a token may carry; one without `typ` is accepted too. */
+  @VariableRule('isJwtTypeList', jwtTypeListProblems)
+  AUTH_JWT_TYPES = 'JWT,at+jwt';
 
   @IntegerVariable(100, 30_000)
   AUTH_JWKS_TIMEOUT_MS = 2_000;
@@ -182,6 +191,7 @@ function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
     issuer: env.AUTH_ISSUER,
     audience: env.AUTH_AUDIENCE,
     clockToleranceSeconds: env.AUTH_JWT_CLOCK_TOLERANCE_S,
+    types: parseListEnv(env.AUTH_JWT_TYPES).map(normalizeJwtType),
   };
   if (env.AUTH_JWKS_URL) {
     const algorithms = parseListEnv(env.AUTH_JWT_ALGORITHMS ?? DEFAULT_JWKS_ALGORITHMS.join(','));
@@ -217,6 +227,23 @@ function algorithmListProblems(value: unknown): string[] {
   return entries.length > 0 && known
     ? []
     : [`AUTH_JWT_ALGORITHMS must list algorithms among ${JWKS_ALGORITHMS.join(', ')}`];
+}
+
+/**
+ * A `typ` as the media type it names, so that `at+jwt`, `AT+JWT` and
+ * `application/at+jwt` are one type: media types compare case-insensitively, and
+ * a `typ` without `/` means `application/` before it (RFC 7515 §4.1.9).
+ */
+export function normalizeJwtType(type: string): string {
+  const lower = type.toLowerCase();
+  return lower.includes('/') ? lower : `application/${lower}`;
+}
+
+function jwtTypeListProblems(value: unknown): string[] {
+  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  return entries.length > 0 && entries.every((entry) => JWT_TYPE_PATTERN.test(entry))
+    ? []
+    : ['AUTH_JWT_TYPES must list media types, comma-separated (JWT,at+jwt)'];
 }
 
 /** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */

@@ -1,0 +1,40 @@
+import { authConfig, AuthEnvironment } from './auth.config.js';
+import { readEnvironment } from './environment.js';
+
+const JWT = {
+  AUTH_JWT_SECRET: 'a-shared-secret-of-at-least-32-characters',
+  AUTH_ISSUER: 'https://issuer.test/',
+  AUTH_AUDIENCE: 'plant-store',
+};
+
+/** The JWT settings the service would run with under these variables. */
+function jwtSettingsWith(env: Record<string, string>) {
+  const saved = { ...process.env };
+  Object.assign(process.env, JWT, env);
+  try {
+    return authConfig().jwt;
+  } finally {
+    for (const name of Object.keys(process.env)) {
+      if (!(name in saved)) {
+        delete process.env[name];
+      }
+    }
+    Object.assign(process.env, saved);
+  }
+}
+
+describe('AUTH_JWT_TYPES', () => {
+  it('accepts JWT and at+jwt unless set, as the media types they name', () => {
+    expect(jwtSettingsWith({})?.types).toStrictEqual(['application/jwt', 'application/at+jwt']);
+    expect(jwtSettingsWith({ AUTH_JWT_TYPES: 'AT+JWT, application/custom+jwt' })?.types).toStrictEqual([
+      'application/at+jwt',
+      'application/custom+jwt',
+    ]);
+  });
+
+  it.each([',', 'at jwt', 'JWT,a/b/c', 'JWT;q=1'])('refuses %j at start', (types) => {
+    expect(() => readEnvironment(AuthEnvironment, { ...JWT, AUTH_JWT_TYPES: types })).toThrow(
+      'AUTH_JWT_TYPES must list media types, comma-separated (JWT,at+jwt)',
+    );
+  });
+});
