@@ -30,6 +30,7 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
     testApp = await startTestApp({
       ...issuer.serviceEnv,
       AUTH_JWT_CLOCK_TOLERANCE_S: '5',
+      AUTH_JWT_MAX_AGE: '1h',
       // This suite sends many bad tokens from one address on purpose.
       RATE_LIMIT_AUTH_FAILURES: '0',
     });
@@ -82,6 +83,21 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
     }
   });
 
+  it('allows an iat a few seconds ahead, and an age up to AUTH_JWT_MAX_AGE, no more', async () => {
+    const ahead = await issuer.token({ iat: now() + 3 });
+    const fiftyMinutes = await issuer.token({ iat: now() - 50 * 60 });
+    const twoHours = await issuer.token({ iat: now() - 2 * 60 * 60 });
+
+    await expect(create(testApp, ahead)).resolves.toMatchObject({ status: 200 });
+    await expect(create(testApp, fiftyMinutes)).resolves.toMatchObject({ status: 200 });
+    await expect(create(testApp, twoHours)).resolves.toStrictEqual({
+      status: 401,
+      challenge: INVALID_TOKEN,
+      retryAfter: null,
+      body: { error: 401, message: 'The bearer token is invalid or expired' },
+    });
+  });
+
   it.each([
     ['without exp', (issuer: JwtIssuer) => issuer.token({}, { expiresIn: false })],
     [
@@ -89,6 +105,12 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
       (issuer: JwtIssuer) => issuer.token({ sub: undefined }),
     ],
     ['with an empty sub', (issuer: JwtIssuer) => issuer.token({ sub: '' })],
+    ['without iat (its age cannot be told)', (issuer: JwtIssuer) => issuer.token({ iat: undefined })],
+    ['issued a day in the future', (issuer: JwtIssuer) => issuer.token({ iat: now() + 86_400 })],
+    [
+      'issued longer ago than AUTH_JWT_MAX_AGE, expiring in 10^15',
+      (issuer: JwtIssuer) => issuer.token({ iat: now() - 2 * 60 * 60, exp: 10 ** 15 }),
+    ],
     [
       'marking b64 critical (crit: ["b64"]), which jose understands and this service does not',
       (issuer: JwtIssuer) => issuer.token({}, { header: { crit: ['b64'], b64: true } }),
@@ -416,6 +438,7 @@ describe('JWT bearer tokens signed with a shared HS256 secret', () => {
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
+      .setIssuedAt()
       .setExpirationTime('5m')
       .sign(new TextEncoder().encode(key));
 

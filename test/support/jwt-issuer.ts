@@ -65,7 +65,10 @@ export class JwtIssuer {
     return issuer;
   }
 
-  /** A signed token: valid for this service by default; override any claim or header to spoil it. */
+  /**
+   * A signed token: valid for this service by default; override any claim or header to spoil
+   * it (a claim given as undefined is left out, `iat` included).
+   */
   async token(
     claims: Record<string, unknown> = {},
     options: {
@@ -83,9 +86,10 @@ export class JwtIssuer {
       sub: 'client-42',
       scope: 'plants:read plants:write',
       ...claims,
-    })
-      .setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.kid, ...options.header })
-      .setIssuedAt();
+    }).setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.kid, ...options.header });
+    if (!('iat' in claims)) {
+      jwt.setIssuedAt();
+    }
     if (options.expiresIn !== false && !('exp' in claims)) {
       jwt.setExpirationTime(options.expiresIn ?? '5m');
     }

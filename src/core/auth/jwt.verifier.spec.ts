@@ -6,6 +6,7 @@ import { JwtVerifier } from './jwt.verifier.js';
 const SECRET = new TextEncoder().encode('a-shared-secret-of-at-least-32-characters');
 const ISSUER = 'https://issuer.example.test/';
 const AUDIENCE = 'plant-store';
+const HOUR = 3_600;
 
 const SETTINGS: JwtSettings = {
   keys: { kind: 'secret', secret: SECRET },
@@ -14,6 +15,7 @@ const SETTINGS: JwtSettings = {
   algorithms: ['HS256'],
   clockToleranceSeconds: 5,
   types: ['application/jwt', 'application/at+jwt'],
+  maxAgeSeconds: HOUR,
 };
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -77,5 +79,23 @@ describe('JwtVerifier', () => {
 
     await expect(subjectOf(token({}, { typ: 'at+jwt' }), accessTokensOnly)).resolves.toBe('jwt:client-7');
     await expect(subjectOf(token({}, { typ: 'JWT' }), accessTokensOnly)).resolves.toBeUndefined();
+  });
+
+  it('refuses an iat in the future beyond the clock tolerance, and allows one within it', async () => {
+    await expect(subjectOf(token({ iat: now() + 3 }))).resolves.toBe('jwt:client-7');
+    await expect(subjectOf(token({ iat: now() + 60 }))).resolves.toBeUndefined();
+    await expect(subjectOf(token({ iat: now() + 86_400, exp: now() + 90_000 }))).resolves.toBeUndefined();
+  });
+
+  it('refuses a token older than the maximum age, however far off its exp', async () => {
+    await expect(subjectOf(token({ iat: now() - HOUR + 60 }))).resolves.toBe('jwt:client-7');
+    await expect(subjectOf(token({ iat: now() - HOUR - 60 }))).resolves.toBeUndefined();
+    await expect(subjectOf(token({ iat: now() - 2 * HOUR, exp: 10 ** 15 }))).resolves.toBeUndefined();
+  });
+
+  it('refuses a token without iat, whose age nobody can tell (fail closed)', async () => {
+    await expect(subjectOf(token({ iat: undefined }))).resolves.toBeUndefined();
+    await expect(subjectOf(token({ iat: undefined, exp: 10 ** 15 }))).resolves.toBeUndefined();
+    await expect(subjectOf(token({ iat: String(now()) }))).resolves.toBeUndefined();
   });
 });

@@ -17,13 +17,16 @@ import type { Scope } from './scopes.js';
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
- * Verifies JWT bearer tokens with `jose`: the signature (with the issuer's key
- * set, kept through its outages by `IssuerKeySet`, or a shared HS256 secret),
- * the algorithm against the allow-list (`none` is never on it), `iss`, `aud`,
- * and required `exp` and `sub`, with a small clock tolerance. `sub` names the
+ * Verifies JWT bearer tokens with `jose`, as RFC 8725 and RFC 9068 ask: the
+ * signature (with the issuer's key set, kept through its outages by
+ * `IssuerKeySet`, or a shared HS256 secret), the algorithm against the
+ * allow-list (`none` is never on it), `iss`, `aud`, a required `exp`, and a
+ * required `iat` that is neither in the future nor older than the maximum age,
+ * with a small clock tolerance on each; so a token lives no longer than the
+ * maximum age, whatever its `exp` says; and a required `sub`, which names the
  * principal, whose requests the per-token limit counts: tokens without one
- * would all share one budget. Keys named or carried by the token's header
- * (`jwk`, `jku`, `x5u`, `x5c`) are never used. Scopes come from `scope`
+ * would all share one budget. Keys named or carried by the token's header (`jwk`,
+ * `jku`, `x5u`, `x5c`) are never used. Scopes come from `scope`
  * (space-separated) or `scp` (a list or a string).
  *
  * The header is checked before any key is looked up (`acceptHeader`): no
@@ -47,7 +50,9 @@ export class JwtVerifier {
       audience: settings.audience,
       algorithms: [...settings.algorithms],
       clockTolerance: settings.clockToleranceSeconds,
-      requiredClaims: ['exp', 'sub'],
+      // With a maximum age, jose requires `iat` and refuses one in the future.
+      maxTokenAge: settings.maxAgeSeconds,
+      requiredClaims: ['exp', 'iat', 'sub'],
     };
   }
 

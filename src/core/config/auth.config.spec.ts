@@ -38,3 +38,24 @@ describe('AUTH_JWT_TYPES', () => {
     );
   });
 });
+
+describe('AUTH_JWT_MAX_AGE', () => {
+  it.each([
+    [undefined, 86_400],
+    ['3600', 3_600],
+    ['90s', 90],
+    ['15m', 900],
+    ['24h', 86_400],
+    ['30d', 2_592_000],
+  ])('reads %j as %d seconds', (maxAge, seconds) => {
+    expect(jwtSettingsWith(maxAge === undefined ? {} : { AUTH_JWT_MAX_AGE: maxAge })?.maxAgeSeconds).toBe(
+      seconds,
+    );
+  });
+
+  it.each(['59', '59s', '31d', '1w', '1.5h', '-1h', 'h', 'forever'])('refuses %j at start', (maxAge) => {
+    expect(() => readEnvironment(AuthEnvironment, { ...JWT, AUTH_JWT_MAX_AGE: maxAge })).toThrow(
+      'AUTH_JWT_MAX_AGE must be from 60s to 30d: seconds, or a number with s, m, h or d (24h)',
+    );
+  });
+});

@@ -35,6 +35,11 @@ export const DEFAULT_JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as c
 
 /** A `typ` header: a media type, `application/` left out or not (RFC 7515 §4.1.9). */
 const JWT_TYPE_PATTERN = /^[A-Za-z0-9!#$&^_.+-]+(?:\/[A-Za-z0-9!#$&^_.+-]+)?$/;
+/** `AUTH_JWT_MAX_AGE`: seconds, or a number with its unit. */
+const DURATION_PATTERN = /^(\d{1,9})\s*([smhd]?)$/;
+const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 };
+export const MIN_JWT_MAX_AGE_SECONDS = 60;
+export const MAX_JWT_MAX_AGE_SECONDS = 30 * 86_400;
 
 /**
  * A static token as configured: either the token itself or the SHA-256 digest
@@ -56,6 +61,8 @@ export interface JwtSettings {
   readonly clockToleranceSeconds: number;
   /** The `typ` headers accepted when a token has one, as media types (`application/at+jwt`). */
   readonly types: readonly string[];
+  /** The oldest a token may be, counted from its `iat`, whatever its `exp` says. */
+  readonly maxAgeSeconds: number;
 }
 
 /** Who may call: static tokens, JWTs, and the rate limits on tokens and on failed attempts. */
@@ -96,6 +103,10 @@ export class AuthEnvironment {
   /** The `typ` headers a token may carry; one without `typ` is accepted too. */
   @VariableRule('isJwtTypeList', jwtTypeListProblems)
   AUTH_JWT_TYPES = 'JWT,at+jwt';
+
+  /** The oldest a token may be, from its `iat` (then required), whatever its `exp` says. */
+  @VariableRule('isJwtMaxAge', jwtMaxAgeProblems)
+  AUTH_JWT_MAX_AGE = '24h';
 
   @IntegerVariable(100, 30_000)
   AUTH_JWKS_TIMEOUT_MS = 2_000;
@@ -192,6 +203,7 @@ function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
     audience: env.AUTH_AUDIENCE,
     clockToleranceSeconds: env.AUTH_JWT_CLOCK_TOLERANCE_S,
     types: parseListEnv(env.AUTH_JWT_TYPES).map(normalizeJwtType),
+    maxAgeSeconds: durationSeconds(env.AUTH_JWT_MAX_AGE)!,
   };
   if (env.AUTH_JWKS_URL) {
     const algorithms = parseListEnv(env.AUTH_JWT_ALGORITHMS ?? DEFAULT_JWKS_ALGORITHMS.join(','));
@@ -244,6 +256,19 @@ function jwtTypeListProblems(value: unknown): string[] {
   return entries.length > 0 && entries.every((entry) => JWT_TYPE_PATTERN.test(entry))
     ? []
     : ['AUTH_JWT_TYPES must list media types, comma-separated (JWT,at+jwt)'];
+}
+
+/** Seconds in `value` (`3600`, `90m`, `24h`), or undefined when it is no such duration. */
+function durationSeconds(value: string): number | undefined {
+  const match = DURATION_PATTERN.exec(value.trim());
+  return match ? Number(match[1]) * SECONDS_PER_UNIT[match[2]] : undefined;
+}
+
+function jwtMaxAgeProblems(value: unknown): string[] {
+  const seconds = typeof value === 'string' ? durationSeconds(value) : undefined;
+  return seconds !== undefined && seconds >= MIN_JWT_MAX_AGE_SECONDS && seconds <= MAX_JWT_MAX_AGE_SECONDS
+    ? []
+    : ['AUTH_JWT_MAX_AGE must be from 60s to 30d: seconds, or a number with s, m, h or d (24h)'];
 }
 
 /** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */
