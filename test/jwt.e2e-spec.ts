@@ -105,6 +105,14 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
       (issuer: JwtIssuer) => issuer.token({ sub: undefined }),
     ],
     ['with an empty sub', (issuer: JwtIssuer) => issuer.token({ sub: '' })],
+    [
+      'with a number for sub (it would be the principal of the string "123")',
+      (issuer: JwtIssuer) => issuer.token({ sub: 123 }),
+    ],
+    [
+      'with an object for sub (every such token would be one principal, jwt:[object Object])',
+      (issuer: JwtIssuer) => issuer.token({ sub: { id: 'client-42' } }),
+    ],
     ['without iat (its age cannot be told)', (issuer: JwtIssuer) => issuer.token({ iat: undefined })],
     ['issued a day in the future', (issuer: JwtIssuer) => issuer.token({ iat: now() + 86_400 })],
     [

@@ -98,4 +98,20 @@ describe('JwtVerifier', () => {
     await expect(subjectOf(token({ iat: undefined, exp: 10 ** 15 }))).resolves.toBeUndefined();
     await expect(subjectOf(token({ iat: String(now()) }))).resolves.toBeUndefined();
   });
+
+  it.each([
+    ['a number', 123],
+    ['an object', { id: 'client-7' }],
+    ['a list', ['client-7']],
+    ['true', true],
+    ['empty', ''],
+    ['null', null],
+    ['missing', undefined],
+  ])('refuses a sub that is %s: it would share a principal with others', async (_case, sub) => {
+    await expect(subjectOf(token({ sub }))).resolves.toBeUndefined();
+  });
+
+  it('accepts a string sub that looks like a number, as a principal of its own', async () => {
+    await expect(subjectOf(token({ sub: '123' }))).resolves.toBe('jwt:123');
+  });
 });

@@ -23,9 +23,10 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
  * allow-list (`none` is never on it), `iss`, `aud`, a required `exp`, and a
  * required `iat` that is neither in the future nor older than the maximum age,
  * with a small clock tolerance on each; so a token lives no longer than the
- * maximum age, whatever its `exp` says; and a required `sub`, which names the
- * principal, whose requests the per-token limit counts: tokens without one
- * would all share one budget. Keys named or carried by the token's header (`jwk`,
+ * maximum age, whatever its `exp` says. `sub` must be a non-empty string: it
+ * names the principal, whose requests the per-token limit counts, and tokens
+ * without one, or with a number or an object there, would share one budget or
+ * pass for another's. Keys named or carried by the token's header (`jwk`,
  * `jku`, `x5u`, `x5c`) are never used. Scopes come from `scope`
  * (space-separated) or `scp` (a list or a string).
  *
@@ -72,7 +73,7 @@ export class JwtVerifier {
       }
       return undefined;
     }
-    if (!payload.sub) {
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
       return undefined;
     }
     const scopes = scopesOf(payload);
