@@ -312,6 +312,54 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
   });
 });
 
+describe('JWT bearer tokens while every fetch of the key set fails', () => {
+  let issuer: JwtIssuer;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+    issuer.answer = (_request, response) => response.writeHead(500).end();
+    testApp = await startTestApp({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' });
+  });
+
+  afterAll(async () => {
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
+  });
+
+  it('asks the issuer after 1 s, then 2 s, 4 s…, and writes one log line per fetch, none per request', async () => {
+    const token = await issuer.token();
+    const linesBefore = testApp.logs.entries().length;
+    const statuses = new Set<number>();
+    let requests = 0;
+
+    // A request every 100 ms for 4.5 s: fetches at 0, 1 and 3 s, the next not before 7 s.
+    const started = Date.now();
+    while (Date.now() - started < 4_500) {
+      const { status } = await request(testApp.server).get('/plants').set('Authorization', `Bearer ${token}`);
+      statuses.add(status);
+      requests++;
+      await sleep(100);
+    }
+
+    expect(statuses).toStrictEqual(new Set([503]));
+    expect(requests).toBeGreaterThan(10);
+    expect(issuer.requests).toBe(3);
+    const lines = testApp.logs.entries().slice(linesBefore);
+    expect(lines.map(({ context, msg }) => ({ context, msg }))).toStrictEqual(
+      Array(3).fill({
+        context: 'Auth',
+        msg: expect.stringMatching(
+          /^The token issuer's key set could not be fetched \(the issuer answered 500\)/,
+        ),
+      }),
+    );
+    expect(testApp.logs.text()).not.toContain(token);
+  });
+});
+
 describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
   let issuer: JwtIssuer;
   let testApp: TestApp;
@@ -413,12 +461,12 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
     await expect(create(testApp, await issuer.token())).resolves.toMatchObject(unavailable);
     expect(elsewhere).toBe(0);
 
-    // A failed fetch is not tried again for a second.
+    // A failed fetch is not tried again for a second, a second failure in a row for two.
     await sleep(1_100);
     answer = 'oversized';
     await expect(create(testApp, await issuer.token())).resolves.toMatchObject(unavailable);
 
-    await sleep(1_100);
+    await sleep(2_100);
     answer = 'set';
     await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
   });

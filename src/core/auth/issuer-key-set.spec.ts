@@ -1,3 +1,5 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { exportJWK, generateKeyPair, type JWK, jwtVerify, SignJWT } from 'jose';
 
 import { IssuerKeySet, KeySetUnavailableError, MAX_KEY_SET_BYTES } from './issuer-key-set.js';
@@ -81,6 +83,37 @@ describe('IssuerKeySet', () => {
     clock.now += 1_000;
     await expect(verify()).rejects.toThrow('no applicable key found');
     expect(issuer.fetches).toBe(3);
+  });
+
+  it('backs off while it has no key set: 1 s after a failed fetch, then 2 s, 4 s… up to the cooldown, one log line each', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    try {
+      const { issuer, clock, verify } = await fixture();
+      issuer.answer = down;
+      const started = clock.now;
+      const fetchedAt: number[] = [];
+
+      // A request every 250 ms for two minutes: each is refused, and only some cause a fetch.
+      for (let elapsed = 0; elapsed <= 120_000; elapsed += 250) {
+        clock.now = started + elapsed;
+        const before = issuer.fetches;
+        await expect(verify()).rejects.toBeInstanceOf(KeySetUnavailableError);
+        if (issuer.fetches > before) {
+          fetchedAt.push(elapsed);
+        }
+      }
+
+      expect(fetchedAt).toStrictEqual([0, 1_000, 3_000, 7_000, 15_000, 31_000, 61_000, 91_000]);
+      expect(warnings).toHaveBeenCalledTimes(fetchedAt.length);
+
+      // Once the issuer answers, the next fetch takes its set, and the pause starts again from 1 s.
+      issuer.answer = () => Response.json({ keys: [] });
+      clock.now = started + 121_000;
+      await expect(verify()).rejects.toThrow('no applicable key found');
+      expect(issuer.fetches).toBe(fetchedAt.length + 1);
+    } finally {
+      warnings.mockRestore();
+    }
   });
 
   it('lets unknown kids reach the issuer once per cooldown, however many there are', async () => {

@@ -20,8 +20,12 @@ export class KeySetUnavailableError extends Error {
 
 /** A real key set holds a few keys: a few kilobytes. More is refused unread. */
 export const MAX_KEY_SET_BYTES = 64 * 1024;
-/** After a failed fetch with no usable key set, requests are answered 503 at once for this long. */
-const FAILED_FETCH_PAUSE_MS = 1_000;
+/**
+ * After a failed fetch with no usable key set, requests are answered 503 at
+ * once, without a fetch, for this long; the pause doubles with each failure in
+ * a row, up to the cooldown.
+ */
+const FIRST_RETRY_PAUSE_MS = 1_000;
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 
@@ -37,6 +41,9 @@ type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
  * - a token whose `kid` is not in the set causes a fetch only when none has
  *   been tried for `cooldownMs`, so a flood of random `kid`s reaches the
  *   issuer once per cooldown at most; fetches in flight are shared;
+ * - with no usable set, a failed fetch is retried after 1 s, then 2 s, 4 s…
+ *   up to `cooldownMs`, however many requests come meanwhile (each is answered
+ *   503 at once), and each failed fetch writes one log line;
  * - a fetch follows no redirect, reads at most `MAX_KEY_SET_BYTES`, and keeps
  *   only asymmetric keys: an `oct` (shared-secret) key published in a set
  *   anyone may read could sign for anyone.
@@ -47,6 +54,8 @@ export class IssuerKeySet {
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private attemptedAt = Number.NEGATIVE_INFINITY;
   private failedAt = Number.NEGATIVE_INFINITY;
+  /** Fetches failed in a row since the last that succeeded. */
+  private failures = 0;
   private pending?: Promise<void>;
 
   constructor(
@@ -57,10 +66,9 @@ export class IssuerKeySet {
 
   /** The key lookup `jwtVerify` calls with the token's protected header. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    const age = this.now() - this.fetchedAt;
-    if (!this.local || age >= this.settings.cacheMaxAgeMs + this.settings.maxStaleMs) {
+    if (!this.isUsable()) {
       await this.usableKeySet();
-    } else if (age >= this.settings.cacheMaxAgeMs && this.mayFetch()) {
+    } else if (this.now() - this.fetchedAt >= this.settings.cacheMaxAgeMs && this.mayFetch()) {
       this.refresh().catch(() => undefined);
     }
     try {
@@ -74,12 +82,25 @@ export class IssuerKeySet {
     }
   };
 
-  /** Fetches the key set unless a fetch failed just now: then there is none to use yet. */
+  /** Fetches the key set unless the last fetch failed less than a retry pause ago: then there is none to use yet. */
   private async usableKeySet(): Promise<void> {
-    if (this.now() - this.failedAt < FAILED_FETCH_PAUSE_MS && !this.pending) {
+    if (!this.pending && this.now() - this.failedAt < this.retryPauseMs()) {
       throw new KeySetUnavailableError("the token issuer's key set could not be fetched just now");
     }
     await this.refresh();
+  }
+
+  /** 1 s after one failure, doubling with each failure in a row after it, up to the cooldown. */
+  private retryPauseMs(): number {
+    return Math.min(FIRST_RETRY_PAUSE_MS * 2 ** Math.max(this.failures - 1, 0), this.settings.cooldownMs);
+  }
+
+  /** Whether there is a key set young enough to verify with. */
+  private isUsable(): boolean {
+    return (
+      this.local !== undefined &&
+      this.now() - this.fetchedAt < this.settings.cacheMaxAgeMs + this.settings.maxStaleMs
+    );
   }
 
   private mayFetch(): boolean {
@@ -97,13 +118,15 @@ export class IssuerKeySet {
     try {
       this.local = createLocalJWKSet(await this.download());
       this.fetchedAt = this.now();
+      this.failures = 0;
     } catch (error) {
       this.failedAt = this.now();
+      this.failures++;
       const reason = error instanceof Error ? error.message : String(error);
       this.logger.warn(
-        this.local
+        this.isUsable()
           ? `The token issuer's key set could not be refreshed (${reason}); the copy fetched ${Math.round((this.now() - this.fetchedAt) / 1000)} s ago serves meanwhile`
-          : `The token issuer's key set could not be fetched (${reason}); JWTs are answered 503 until it can`,
+          : `The token issuer's key set could not be fetched (${reason}); JWTs are answered 503 until it can, and it is tried again in ${Math.round(this.retryPauseMs() / 1000)} s at the earliest`,
       );
       throw error instanceof KeySetUnavailableError || error instanceof errors.JWKSTimeout
         ? error

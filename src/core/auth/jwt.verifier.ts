@@ -69,6 +69,8 @@ export class JwtVerifier {
       if (isKeySetUnavailable(error)) {
         throw new ServiceUnavailableError("The token issuer's key set cannot be fetched; retry later", {
           cause: error,
+          // IssuerKeySet logs each fetch that fails, once for every request it leaves without keys.
+          loggedAtSource: error instanceof KeySetUnavailableError || error instanceof errors.JWKSTimeout,
         });
       }
       return undefined;

@@ -13,14 +13,32 @@ export type DomainErrorKind =
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
+  /**
+   * Its source logs the cause itself, once for all the requests it fails (the
+   * load shedder, the token issuer's key set), so that a burst of them does not
+   * write a line each.
+   */
+  readonly loggedAtSource: boolean;
+
+  constructor(message?: string, options?: DomainErrorOptions) {
+    super(message, options);
+    this.loggedAtSource = options?.loggedAtSource ?? false;
+  }
 }
 
-/** The database cannot be reached, or did not answer in time. Retrying later may work. */
+export interface DomainErrorOptions extends ErrorOptions {
+  readonly loggedAtSource?: boolean;
+}
+
+/**
+ * The database, or another service a request needs (the token issuer's key
+ * set), cannot be reached or did not answer in time. Retrying later may work.
+ */
 export class ServiceUnavailableError extends DomainError {
   override readonly name = 'ServiceUnavailableError';
   readonly kind = 'unavailable';
 
-  constructor(message = 'The database is unavailable; retry later', options?: ErrorOptions) {
+  constructor(message = 'The database is unavailable; retry later', options?: DomainErrorOptions) {
     super(message, options);
   }
 }
@@ -34,7 +52,7 @@ export class OverloadedError extends DomainError {
   readonly kind = 'unavailable';
 
   constructor(message = 'The service is overloaded; retry later') {
-    super(message);
+    super(message, { loggedAtSource: true });
   }
 }
 

@@ -15,7 +15,7 @@ import type { HttpAdapterHost } from '@nestjs/core';
 import express, { type Request, type Response } from 'express';
 
 import { PlantIdTakenError } from '../../plants/plant.errors.js';
-import { ServiceUnavailableError } from './domain-error.js';
+import { OverloadedError, ServiceUnavailableError } from './domain-error.js';
 import { HttpErrorFilter } from './http-error.filter.js';
 
 interface Captured {
@@ -158,6 +158,21 @@ describe('HttpErrorFilter', () => {
       'POST /plants answered 503: connect ECONNREFUSED 127.0.0.1:5432',
       'POST /plants answered 503: terminating connection',
     ]);
+    expect(logged).not.toHaveBeenCalled();
+  });
+
+  it('answers 503 without a line of its own when the source logs the cause once for all it fails', () => {
+    const keySet = new ServiceUnavailableError("The token issuer's key set cannot be fetched; retry later", {
+      loggedAtSource: true,
+    });
+    for (const failure of [keySet, new OverloadedError()]) {
+      const { host, captured } = hostFor({});
+
+      filter.catch(failure, host);
+
+      expect(captured).toMatchObject({ status: 503, headers: { 'Retry-After': '1' } });
+    }
+    expect(warned).not.toHaveBeenCalled();
     expect(logged).not.toHaveBeenCalled();
   });
 

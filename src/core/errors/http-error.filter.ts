@@ -11,7 +11,7 @@ import type { Express, Request, Response } from 'express';
 
 import { AllowedMethods } from '../http/allowed-methods.js';
 import type { ErrorDto } from './error.dto.js';
-import { OverloadedError } from './domain-error.js';
+import { DomainError } from './domain-error.js';
 import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 
 /**
@@ -39,7 +39,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       );
     } else if (
       failure.status === Number(HttpStatus.SERVICE_UNAVAILABLE) &&
-      !(exception instanceof OverloadedError)
+      !(exception instanceof DomainError && exception.loggedAtSource)
     ) {
       // Not the client's fault, and worth an operator's eye: what was unavailable, and why.
       this.logger.warn(`${request.method} ${request.path} answered 503: ${reasonOf(exception)}`);
