@@ -3,17 +3,22 @@
  *
  * 1. Renders each entry point (deploy/kubernetes itself, each overlay): with
  *    `kubectl kustomize` when kubectl (kustomize v4 or later) is installed; without it,
- *    a kustomization that only lists `resources:` (the base) is read directly with
- *    js-yaml, and the others are skipped with a warning. Rendering happens in a copy of
+ *    a kustomization that only lists `resources:` and `components:`, with at most a
+ *    plain `configMapGenerator` (the base, the monitoring component), is read directly
+ *    with js-yaml, and the others are skipped with a warning. With kubectl, what the
+ *    built-in renderer can read must read the same. Rendering happens in a copy of
  *    the tree, where a generator's input file `F` is replaced by its committed example
  *    `F.example`: a real secret file never enters the check.
- * 2. Validates every object against its kind's OpenAPI schema (kubernetes-models), and
- *    looks for fields the schema does not know, using the models' TypeScript types: a
- *    misspelt key passes the schema, and a cluster then refuses the object (strict field
- *    validation) or drops the field without a word.
+ * 2. Validates every object against its kind's OpenAPI schema (kubernetes-models, and
+ *    its packages of custom resources: the Prometheus Operator's), and looks for fields
+ *    the schema does not know, using the models' TypeScript types: a misspelt key passes
+ *    the schema, and a cluster then refuses the object (strict field validation) or drops
+ *    the field without a word.
  * 3. Applies the project's rules: probes on /health/*, preStop and a grace period that
  *    covers it, a locked-down security context, memory requests and limits, secrets only
- *    by reference (and only from git-ignored files), consistent selectors and ports.
+ *    by reference (and only from git-ignored files), consistent selectors and ports; for
+ *    monitoring, a ServiceMonitor on a Service's port, alerts with a severity, a summary
+ *    and a runbook that is a section of docs/, dashboards that are JSON.
  * 4. Validates the YAML examples of docs/kubernetes.md whose kind has a schema.
  *
  *   node scripts/check-kubernetes.js               the check; exits 1 on any problem
@@ -43,9 +48,14 @@ import ts from 'typescript';
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = join(REPO, 'deploy', 'kubernetes');
 const DOCS = join(REPO, 'docs', 'kubernetes.md');
+/** Custom resources whose schemas a kubernetes-models package carries, by API group. */
+const CUSTOM_RESOURCE_MODELS = { 'monitoring.coreos.com': '@kubernetes-models/prometheus-operator' };
 const KUSTOMIZATION_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
-/** What the built-in renderer understands of a kustomization: a plain list of files and directories. */
-const DIRECT_FIELDS = new Set(['apiVersion', 'kind', 'resources']);
+/**
+ * What the built-in renderer understands of a kustomization: plain lists of files and
+ * directories, and ConfigMaps made of files under a fixed name (no hash suffix).
+ */
+const DIRECT_FIELDS = new Set(['apiVersion', 'kind', 'resources', 'components', 'configMapGenerator']);
 /** Kinds whose pods run until stopped: they serve traffic, so they get probes and a drain. */
 const LONG_RUNNING = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet']);
 /** Environment variables that carry credentials: never a literal value in a manifest. */
@@ -150,14 +160,19 @@ function findKubectl(disabled) {
 
 class Unrenderable extends Error {}
 
-/** The built-in renderer: a kustomization that lists files and directories, and nothing else. */
+/**
+ * The built-in renderer: a kustomization that lists files and directories (resources,
+ * then components, as kustomize orders them), and makes ConfigMaps of files, and nothing
+ * else.
+ */
 function renderDirectly(dir) {
   const kustomization = readKustomization(dir);
   const unsupported = Object.keys(kustomization).filter((field) => !DIRECT_FIELDS.has(field));
   if (unsupported.length > 0) {
     throw new Unrenderable(`${relativeToRepo(dir)} uses ${unsupported.join(', ')}`);
   }
-  return (kustomization.resources ?? []).flatMap((entry) => {
+  const entries = [...(kustomization.resources ?? []), ...(kustomization.components ?? [])];
+  const objects = entries.flatMap((entry) => {
     const path = resolve(dir, String(entry));
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(String(entry))) {
       throw new Unrenderable(`${relativeToRepo(dir)}: resource ${entry} is remote`);
@@ -170,6 +185,28 @@ function renderDirectly(dir) {
     }
     return parseYaml(readFileSync(path, 'utf8'), relativeToRepo(path));
   });
+  return [
+    ...objects,
+    ...(kustomization.configMapGenerator ?? []).map((generator) => configMapOf(dir, generator)),
+  ];
+}
+
+/** A configMapGenerator entry with `files` only, a fixed name and labels: the ConfigMap kustomize makes. */
+function configMapOf(dir, generator) {
+  const { name, files = [], options = {}, ...rest } = isObject(generator) ? generator : {};
+  const { disableNameSuffixHash, labels, ...otherOptions } = options;
+  const unsupported = [...Object.keys(rest), ...Object.keys(otherOptions)];
+  if (unsupported.length > 0 || disableNameSuffixHash !== true || typeof name !== 'string') {
+    throw new Unrenderable(
+      `${relativeToRepo(dir)}: a configMapGenerator with ${unsupported.length > 0 ? unsupported.join(', ') : 'a hashed name'}`,
+    );
+  }
+  const data = {};
+  for (const entry of files.map(String)) {
+    const [key, file] = entry.includes('=') ? entry.split(/=(.*)/s, 2) : [entry.split('/').pop(), entry];
+    data[key] = readFileSync(resolve(dir, file), 'utf8');
+  }
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...(labels ? { labels } : {}) }, data };
 }
 
 function renderWithKubectl(dir) {
@@ -232,7 +269,10 @@ function modelModule(apiVersion, kind) {
   ) {
     return undefined;
   }
-  const module = ['kubernetes-models', group, version, kind].filter(Boolean).join('/');
+  const custom = CUSTOM_RESOURCE_MODELS[group];
+  const module = custom
+    ? [custom, group, version, kind].join('/')
+    : ['kubernetes-models', group, version, kind].filter(Boolean).join('/');
   try {
     return existsSync(fileURLToPath(import.meta.resolve(module))) ? module : undefined;
   } catch {
@@ -266,7 +306,7 @@ async function schemaProblems(object) {
   const module = modelModule(object?.apiVersion, object?.kind);
   if (!module) {
     return [
-      `no schema for apiVersion ${object?.apiVersion} kind ${object?.kind} (kubernetes-models has the built-in kinds)`,
+      `no schema for apiVersion ${object?.apiVersion} kind ${object?.kind} (kubernetes-models has the built-in kinds; CUSTOM_RESOURCE_MODELS names the packages of custom ones)`,
     ];
   }
   const Model = await loadModel(module);
@@ -785,12 +825,21 @@ function projectProblems(objects, { allowedSecrets = [] } = {}) {
     }
   }
   for (const service of ofKind('Service')) {
-    for (const [index, entry] of (service.spec?.ports ?? []).entries()) {
-      if (entry.targetPort === 'metrics' || entry.name === 'metrics') {
-        report(service, `spec.ports[${index}] routes the metrics port, which only Prometheus should reach`);
+    const ports = service.spec?.ports ?? [];
+    const isMetrics = (entry) => entry.targetPort === 'metrics' || entry.name === 'metrics';
+    // A ServiceMonitor finds pods through a Service: one for the metrics port alone, with
+    // no cluster IP, routes no traffic (the NetworkPolicy lets only Prometheus reach the port).
+    const forDiscovery = service.spec?.clusterIP === 'None' && ports.every(isMetrics);
+    for (const [index, entry] of ports.entries()) {
+      if (isMetrics(entry) && !forDiscovery) {
+        report(
+          service,
+          `spec.ports[${index}] routes the metrics port, which only Prometheus should reach (a headless Service of the metrics port alone may name it, for a ServiceMonitor)`,
+        );
       }
     }
   }
+  problems.push(...monitoringProblems(objects));
   for (const budget of ofKind('PodDisruptionBudget')) {
     if (
       !workloads.some((workload) =>
@@ -807,6 +856,103 @@ function projectProblems(objects, { allowedSecrets = [] } = {}) {
     }
     if ((autoscaler.spec?.minReplicas ?? 1) < 2) {
       report(autoscaler, 'spec.minReplicas: at least 2, so that a drain or a crash leaves one pod serving');
+    }
+  }
+  return problems;
+}
+
+/** The headings of a Markdown page as GitHub anchors them: `### PlantStoreShedding` is `#plantstoreshedding`. */
+function anchorsOf(file) {
+  const anchors = new Set();
+  const text = readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+  for (const [, heading] of text.matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
+    const base = heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    let anchor = base;
+    for (let n = 1; anchors.has(anchor); n++) {
+      anchor = `${base}-${n}`;
+    }
+    anchors.add(anchor);
+  }
+  return anchors;
+}
+
+/**
+ * ServiceMonitors scrape a port of a Service of the manifests; alerts say how bad they are,
+ * what happened, and where their runbook is (a section of a page of docs/); dashboards
+ * for Grafana's sidecar are JSON.
+ */
+function monitoringProblems(objects) {
+  const problems = [];
+  const report = (object, message) => problems.push(`${describe(object)}: ${message}`);
+  const services = objects.filter((object) => object?.kind === 'Service');
+  for (const monitor of objects.filter((object) => object?.kind === 'ServiceMonitor')) {
+    const selected = services.filter((service) =>
+      matchesSelector(monitor.spec?.selector?.matchLabels, service.metadata?.labels),
+    );
+    if (selected.length === 0) {
+      report(monitor, 'spec.selector selects no Service of the manifests');
+    }
+    for (const [index, endpoint] of (monitor.spec?.endpoints ?? []).entries()) {
+      const served = selected.some((service) =>
+        (service.spec?.ports ?? []).some((port) => port.name === endpoint.port),
+      );
+      if (selected.length > 0 && !served) {
+        report(
+          monitor,
+          `spec.endpoints[${index}].port: ${endpoint.port} is not a port of the Service it selects`,
+        );
+      }
+    }
+  }
+  const anchors = new Map();
+  for (const rule of objects.filter((object) => object?.kind === 'PrometheusRule')) {
+    for (const [g, group] of (rule.spec?.groups ?? []).entries()) {
+      for (const [r, alert] of (group.rules ?? []).entries()) {
+        if (alert.alert === undefined) {
+          continue;
+        }
+        const at = `spec.groups[${g}].rules[${r}] (${alert.alert})`;
+        if (!alert.labels?.severity) {
+          report(rule, `${at}: labels.severity is missing`);
+        }
+        if (!alert.annotations?.summary) {
+          report(rule, `${at}: annotations.summary is missing`);
+        }
+        const runbook = alert.annotations?.runbook_url;
+        const [, page, anchor] = /^(docs\/[\w-]+\.md)#(.+)$/.exec(runbook ?? '') ?? [];
+        if (runbook === undefined) {
+          report(rule, `${at}: annotations.runbook_url is missing`);
+        } else if (!page) {
+          report(rule, `${at}: annotations.runbook_url ${runbook} must be docs/<page>.md#<section>`);
+        } else {
+          const file = join(REPO, page);
+          if (!anchors.has(page)) {
+            anchors.set(page, existsSync(file) ? anchorsOf(file) : new Set());
+          }
+          if (!anchors.get(page).has(anchor)) {
+            report(rule, `${at}: annotations.runbook_url: ${page} has no section #${anchor}`);
+          }
+        }
+      }
+    }
+  }
+  for (const map of objects.filter(
+    (object) => object?.kind === 'ConfigMap' && object.metadata?.labels?.grafana_dashboard !== undefined,
+  )) {
+    for (const [key, value] of Object.entries(map.data ?? {})) {
+      let dashboard;
+      try {
+        dashboard = JSON.parse(String(value));
+      } catch (error) {
+        report(map, `data.${key}: a Grafana dashboard, but not JSON (${error.message})`);
+        continue;
+      }
+      if (typeof dashboard?.title !== 'string' || !Array.isArray(dashboard.panels)) {
+        report(map, `data.${key}: a Grafana dashboard has a title and panels`);
+      }
     }
   }
   return problems;
@@ -896,18 +1042,22 @@ async function main() {
     problems.push(`${target.name}: ${target.error}`);
   }
   // deploy/kubernetes itself must stay readable without kubectl (CI may have none), and
-  // read the same either way.
-  const root = targets.find((target) => target.name === relativeToRepo(ROOT));
-  try {
-    const direct = renderDirectly(ROOT);
-    if (root?.objects && kubectl.kustomizeVersion && !sameObjects(direct, root.objects)) {
-      problems.push(`${root.name}: the built-in renderer reads it differently from kubectl kustomize`);
-    }
-  } catch (error) {
-    if (error instanceof Unrenderable) {
-      problems.push(`${relativeToRepo(ROOT)}: must stay renderable without kubectl: ${error.message}`);
-    } else if (!root?.error) {
-      problems.push(`${relativeToRepo(ROOT)}: ${error.message}`);
+  // whatever the built-in renderer reads must read the same as with kubectl.
+  for (const target of targets.filter((entry) => !entry.skipped)) {
+    const isRoot = target.name === relativeToRepo(ROOT);
+    try {
+      const direct = renderDirectly(join(REPO, target.name));
+      if (target.objects && kubectl.kustomizeVersion && !sameObjects(direct, target.objects)) {
+        problems.push(`${target.name}: the built-in renderer reads it differently from kubectl kustomize`);
+      }
+    } catch (error) {
+      if (error instanceof Unrenderable) {
+        if (isRoot) {
+          problems.push(`${target.name}: must stay renderable without kubectl: ${error.message}`);
+        }
+      } else if (!target.error) {
+        problems.push(`${target.name}: ${error.message}`);
+      }
     }
   }
   const examples = docsExamples();
@@ -1124,7 +1274,75 @@ const SELF_TESTS = [
   ],
 ];
 
+/** Each known break of the base with the monitoring component (overlays/monitoring) must be reported. */
+const MONITORING_SELF_TESTS = [
+  ['the base with the monitoring component passes', () => {}, null],
+  [
+    'a ServiceMonitor that selects no Service',
+    (o) => (find(o, 'ServiceMonitor').spec.selector.matchLabels['app.kubernetes.io/component'] = 'api-x'),
+    /ServiceMonitor\/plant-store: spec\.selector selects no Service/,
+  ],
+  [
+    'a ServiceMonitor on a port its Service lacks',
+    (o) => (find(o, 'ServiceMonitor').spec.endpoints[0].port = 'http'),
+    /spec\.endpoints\[0\]\.port: http is not a port of the Service/,
+  ],
+  [
+    'a misspelt ServiceMonitor field (the custom resource’s types)',
+    (o) => (find(o, 'ServiceMonitor').spec.endpoints[0].intervall = '30s'),
+    /ServiceMonitor\/plant-store: spec\.endpoints\[0\]\.intervall: unknown field/,
+  ],
+  [
+    'an alert’s duration that is not one (the custom resource’s schema)',
+    (o) => (find(o, 'PrometheusRule').spec.groups[0].rules[0].for = 'five minutes'),
+    /PrometheusRule\/plant-store: schema: spec\.groups\[0\]\.rules\[0\]\.for/,
+  ],
+  [
+    'a metrics Service with a cluster IP',
+    (o) => delete metricsService(o).spec.clusterIP,
+    /Service\/plant-store-metrics: spec\.ports\[0\] routes the metrics port/,
+  ],
+  [
+    'a metrics Service that routes the API too',
+    (o) => metricsService(o).spec.ports.push({ name: 'http', port: 80, targetPort: 'http' }),
+    /Service\/plant-store-metrics: spec\.ports\[0\] routes the metrics port/,
+  ],
+  [
+    'an alert without a runbook',
+    (o) => delete find(o, 'PrometheusRule').spec.groups[0].rules[0].annotations.runbook_url,
+    /rules\[0\] \(PlantStoreHighErrorRate\): annotations\.runbook_url is missing/,
+  ],
+  [
+    'a runbook the docs do not have',
+    (o) =>
+      (find(o, 'PrometheusRule').spec.groups[0].rules[0].annotations.runbook_url =
+        'docs/operations.md#plantstoreerrors'),
+    /docs\/operations\.md has no section #plantstoreerrors/,
+  ],
+  [
+    'a runbook elsewhere',
+    (o) =>
+      (find(o, 'PrometheusRule').spec.groups[0].rules[0].annotations.runbook_url =
+        'https://wiki.example.com/plant-store'),
+    /runbook_url https:\/\/wiki\.example\.com\/plant-store must be docs\/<page>\.md#<section>/,
+  ],
+  [
+    'an alert without a severity',
+    (o) => delete find(o, 'PrometheusRule').spec.groups[0].rules[0].labels,
+    /\(PlantStoreHighErrorRate\): labels\.severity is missing/,
+  ],
+  [
+    'a dashboard that is not JSON',
+    (o) => (dashboardMap(o).data['plant-store.json'] = '{"title": "Plant Store",'),
+    /ConfigMap\/plant-store-dashboard: data\.plant-store\.json: a Grafana dashboard, but not JSON/,
+  ],
+];
+
 const find = (objects, kind) => objects.find((object) => object.kind === kind);
+const metricsService = (objects) =>
+  objects.find((object) => object.kind === 'Service' && object.metadata.name === 'plant-store-metrics');
+const dashboardMap = (objects) =>
+  objects.find((object) => object.kind === 'ConfigMap' && object.metadata.labels?.grafana_dashboard);
 const pod = (objects) => find(objects, 'Deployment').spec.template.spec;
 const container = (objects) => pod(objects).containers[0];
 const envVar = (objects, name) => container(objects).env.find((variable) => variable.name === name);
@@ -1145,7 +1363,8 @@ const secret = () => ({
 async function selfTest() {
   const kubectl = findKubectl(process.argv.includes('--no-kubectl'));
   const base = renderDirectly(join(ROOT, 'base'));
-  const fieldChecker = createFieldChecker(moduleList([...base, configMap({}), secret()]));
+  const monitored = renderDirectly(join(ROOT, 'overlays', 'monitoring'));
+  const fieldChecker = createFieldChecker(moduleList([...monitored, configMap({}), secret()]));
   let passed = 0;
   let failed = 0;
   const result = (ok, name, detail) => {
@@ -1158,20 +1377,29 @@ async function selfTest() {
       `${ok ? 'ok' : 'not ok'} ${passed + failed} - ${name}${ok ? '' : `\n  ${detail.replace(/\n/g, '\n  ')}`}`,
     );
   };
-  for (const [name, breakIt, expected, options = {}] of SELF_TESTS) {
-    const objects = structuredClone(base);
+  const cases = [
+    ...SELF_TESTS.map((entry) => [base, ...entry]),
+    ...MONITORING_SELF_TESTS.map((entry) => [monitored, ...entry]),
+  ];
+  for (const [committed, name, breakIt, expected, options = {}] of cases) {
+    const objects = structuredClone(committed);
     breakIt(objects);
     const problems = await checkObjects(JSON.parse(JSON.stringify(objects)), fieldChecker, options);
     const ok = expected === null ? problems.length === 0 : problems.some((problem) => expected.test(problem));
     result(ok, name, problems.length ? `reported:\n${problems.join('\n')}` : 'nothing was reported');
   }
   if (kubectl.kustomizeVersion) {
-    const same = sameObjects(renderWithKubectl(join(ROOT, 'base')), base);
-    result(
-      same,
-      'the built-in renderer agrees with kubectl kustomize',
-      'the two renderings of the base differ',
-    );
+    for (const [dir, objects] of [
+      ['base', base],
+      ['overlays/monitoring', monitored],
+    ]) {
+      const same = sameObjects(renderWithKubectl(join(ROOT, dir)), objects);
+      result(
+        same,
+        `the built-in renderer agrees with kubectl kustomize on ${dir}`,
+        `the two renderings of ${dir} differ`,
+      );
+    }
   } else {
     console.log(`# skipped: the built-in renderer against kubectl kustomize (${kubectl.reason})`);
   }
