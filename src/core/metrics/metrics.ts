@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
+/** What becomes of a webhook delivery attempt. */
+const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'dead'] as const;
+
 /**
  * The service's Prometheus metrics, in a registry of its own: HTTP requests
  * by route and status, webhook deliveries and the process. A module
@@ -35,5 +38,11 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // Every outcome is served from the start, at 0: a series that appears with its first
+    // increment shows Prometheus no increase (rate() and increase() need a sample before
+    // it), so the first delivery given up would raise no alert.
+    for (const outcome of WEBHOOK_OUTCOMES) {
+      this.webhookDeliveries.inc({ outcome }, 0);
+    }
   }
 }
