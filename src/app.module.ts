@@ -19,7 +19,7 @@ import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './core/rate-limit/rate-limit.module.js';
 import { TokenThrottlerGuard } from './core/rate-limit/token-throttler.guard.js';
 import { WebhooksModule } from './core/webhooks/webhooks.module.js';
-import { StrictValidationPipe } from './core/validation/strict-validation.pipe.js';
+import { ApiValidationPipe } from './core/validation/validation.pipe.js';
 
 @Module({
   imports: [
@@ -46,7 +46,7 @@ import { StrictValidationPipe } from './core/validation/strict-validation.pipe.j
     { provide: APP_GUARD, useExisting: BearerAuthGuard },
     { provide: APP_GUARD, useExisting: TokenThrottlerGuard },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
-    { provide: APP_PIPE, useClass: StrictValidationPipe },
+    { provide: APP_PIPE, useClass: ApiValidationPipe },
   ],
 })
 export class AppModule {

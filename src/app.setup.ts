@@ -1,5 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModulesContainer, NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'pino';
 
@@ -69,7 +69,7 @@ export async function createApp({
       maxAge: 600,
     });
   }
-  app.use(jsonBodyParser(new AllowedMethods(app.getHttpAdapter().getInstance())));
+  app.use(jsonBodyParser(new AllowedMethods(app.get(ModulesContainer))));
 
   if (http.docsEnabled) {
     setUpOpenApi(app);

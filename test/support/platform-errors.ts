@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 
 import { requiredScopesOf } from '../../src/core/auth/scopes.js';
 import { declaredRoutes } from '../../src/core/http/declared-routes.js';
@@ -27,7 +28,7 @@ const OPERATION_METHODS = [
  */
 export function scopesByOperation(app: INestApplication): Map<string, string> {
   const scopes = new Map<string, string>();
-  for (const { controller, handler, method, path } of declaredRoutes(app)) {
+  for (const { controller, handler, method, path } of declaredRoutes(app.get(ModulesContainer))) {
     const [scope] = requiredScopesOf(controller, handler);
     if (scope) {
       scopes.set(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`, scope);

@@ -1,5 +1,7 @@
 import { jest } from '@jest/globals';
 import {
+  Controller,
+  Post,
   type ArgumentsHost,
   BadRequestException,
   HttpStatus,
@@ -11,8 +13,8 @@ import {
   ParseUUIDPipe,
   type PipeTransform,
 } from '@nestjs/common';
-import type { HttpAdapterHost } from '@nestjs/core';
-import express, { type Request, type Response } from 'express';
+import type { ModulesContainer } from '@nestjs/core';
+import type { Request, Response } from 'express';
 
 import { PlantIdTakenError } from '../../plants/plant.errors.js';
 import { OverloadedError, ServiceUnavailableError } from './domain-error.js';
@@ -56,11 +58,17 @@ function hostFor(
 }
 
 describe('HttpErrorFilter', () => {
-  const router = express();
-  router.post('/plants', () => undefined);
-  const filter = new HttpErrorFilter({
-    httpAdapter: { getInstance: () => router },
-  } as unknown as HttpAdapterHost);
+  @Controller('plants')
+  class PlantRoutes {
+    @Post()
+    create(): void {}
+  }
+  // The one module of an application that declares POST /plants.
+  const filter = new HttpErrorFilter(
+    new Map([
+      ['plants', { controllers: new Map([[PlantRoutes, { metatype: PlantRoutes }]]) }],
+    ]) as unknown as ModulesContainer,
+  );
 
   const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

@@ -6,8 +6,8 @@ import {
   Logger,
   NotFoundException,
 } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { Express, Request, Response } from 'express';
+import { ModulesContainer } from '@nestjs/core';
+import type { Request, Response } from 'express';
 
 import { AllowedMethods } from '../http/allowed-methods.js';
 import type { ErrorDto } from './error.dto.js';
@@ -24,7 +24,7 @@ export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger(HttpErrorFilter.name);
   private allowedMethods?: AllowedMethods;
 
-  constructor(private readonly adapterHost: HttpAdapterHost) {}
+  constructor(private readonly modules: ModulesContainer) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -62,7 +62,7 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (!(exception instanceof NotFoundException) || request.route) {
       return undefined;
     }
-    this.allowedMethods ??= new AllowedMethods(this.adapterHost.httpAdapter.getInstance<Express>());
+    this.allowedMethods ??= new AllowedMethods(this.modules);
     const allowed = this.allowedMethods.for(request.path);
     if (allowed.length === 0) {
       return undefined;

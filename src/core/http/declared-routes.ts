@@ -1,6 +1,6 @@
-import { type INestApplication, RequestMethod, type Type } from '@nestjs/common';
+import { RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, ModulesContainer } from '@nestjs/core';
+import { MetadataScanner, type ModulesContainer } from '@nestjs/core';
 
 /** One route as its controller declares it. */
 export interface DeclaredRoute {
@@ -17,10 +17,10 @@ export interface DeclaredRoute {
  * metadata (what `@Controller()`, `@Get()`, `@Post()`, … record): the same
  * source Nest's router is built from, whatever gets logged.
  */
-export function declaredRoutes(app: INestApplication): DeclaredRoute[] {
+export function declaredRoutes(modules: ModulesContainer): DeclaredRoute[] {
   const scanner = new MetadataScanner();
   const routes: DeclaredRoute[] = [];
-  for (const module of app.get(ModulesContainer).values()) {
+  for (const module of modules.values()) {
     for (const { metatype } of module.controllers.values()) {
       if (!metatype) {
         continue;

@@ -16,22 +16,11 @@ export const JSON_MEDIA_TYPE = 'application/json';
 export const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 /**
- * What `request.body` holds when a body was sent that is not JSON: it is left
- * unread, and a route that takes a body (`@Body()`) answers 415 (see
- * `StrictValidationPipe`). Routes that take none never look at it.
- */
-export class UnsupportedBody {
-  constructor(
-    readonly contentType: string | undefined,
-    readonly method: string,
-  ) {}
-}
-
-/**
  * Reads and parses `application/json` request bodies (any parameters, any
- * letter case), and `application/merge-patch+json` ones on PATCH, and
- * nothing else: other bodies stay unread, marked as `UnsupportedBody`. Both
- * go through the same limits and checks.
+ * letter case), and `application/merge-patch+json` ones on PATCH, each a
+ * JSON object; a POST, PUT or PATCH with a body of any other type answers
+ * 415 unread, and other methods' bodies are left unread. Both go through the
+ * same limits and checks.
  *
  * Unlike Express's `json()` parser it answers an oversized body at once, and
  * closes the connection instead of reading the rest of it; it refuses bytes
@@ -50,10 +39,11 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
     }
     if (!plainJson && !typeIs(request, request.method === 'PATCH' ? PATCH_MEDIA_TYPES : JSON_MEDIA_TYPES)) {
       // An empty body is no body, whatever its declared type.
-      if (request.headers['content-length'] !== '0') {
-        request.body = new UnsupportedBody(request.headers['content-type'], request.method);
+      if (request.headers['content-length'] === '0' || !READ_BODIES.has(request.method)) {
+        next();
+        return;
       }
-      next();
+      refuse(routes, request, response, next, unsupportedMediaType(request.method));
       return;
     }
     const refusal = plainJson
@@ -72,12 +62,24 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
         refuse(routes, request, response, next, new BadRequestException('Request body is not valid UTF-8'));
         return;
       }
+      let body: unknown;
       try {
-        request.body = parseJson(buffer.toString('utf8'));
+        body = parseJson(buffer.toString('utf8'));
       } catch (parseError) {
         refuse(routes, request, response, next, parseFailure(parseError, buffer.length));
         return;
       }
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        refuse(
+          routes,
+          request,
+          response,
+          next,
+          new BadRequestException('Request body must be a JSON object'),
+        );
+        return;
+      }
+      request.body = body;
       next();
     });
   };
@@ -85,6 +87,16 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
 
 const JSON_MEDIA_TYPES = [JSON_MEDIA_TYPE];
 const PATCH_MEDIA_TYPES = [MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE];
+/** The methods whose bodies the service reads. */
+const READ_BODIES = new Set(['POST', 'PUT', 'PATCH']);
+
+function unsupportedMediaType(method: string): Error {
+  return new UnsupportedMediaTypeException(
+    method === 'PATCH'
+      ? `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`
+      : `Content-Type must be ${JSON_MEDIA_TYPE}`,
+  );
+}
 
 type RefusedBody = Error & { headers?: Readonly<Record<string, string>> };
 

@@ -1,4 +1,5 @@
 import { HttpStatus, type INestApplication } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import {
   DocumentBuilder,
   type OpenAPIObject,
@@ -191,7 +192,7 @@ function inventory(app: INestApplication): {
   const scopes = new Set<Scope>();
   const guarded: GuardedRoute[] = [];
   const tagged: Array<{ method: string; path: string }> = [];
-  for (const { controller, handler, method, path } of declaredRoutes(app)) {
+  for (const { controller, handler, method, path } of declaredRoutes(app.get(ModulesContainer))) {
     if (Reflect.getMetadata(ETAG_RESPONSE_KEY, handler) === true) {
       tagged.push({ method, path });
     }

@@ -1,8 +1,9 @@
+import { Transform } from 'class-transformer';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 
 import type { Int64 } from '../../core/common/int64.js';
 import { IsInt64, IsIntegerBetween, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
-import { integerQueryValue, QueryValue } from '../../core/validation/query-value.js';
+import { integerFromText } from '../../core/validation/query-transforms.js';
 import { PLANT_TAG_DESCRIPTION, PLANT_TAG_RULES } from './plant-fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
@@ -18,7 +19,7 @@ export class ListPlantsQueryDto {
     default: DEFAULT_PAGE_SIZE,
     description: 'The maximum number of results to return',
   })
-  @QueryValue(integerQueryValue)
+  @Transform(integerFromText)
   @IsIntegerBetween(1, MAX_PAGE_SIZE)
   @IsOptionalNotNull()
   readonly limit?: number;
@@ -29,7 +30,7 @@ export class ListPlantsQueryDto {
     description:
       'Return the plants whose id is greater than this: the last id of the previous page (see the Link header)',
   })
-  @QueryValue(integerQueryValue)
+  @Transform(integerFromText)
   @IsInt64()
   @IsOptionalNotNull()
   readonly after?: Int64;
