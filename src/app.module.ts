@@ -1,6 +1,6 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 
 import { AuthModule } from './core/auth/auth.module.js';
 import { BearerAuthGuard } from './core/auth/bearer-auth.guard.js';
@@ -12,12 +12,15 @@ import { webhookConfig } from './core/config/webhook.config.js';
 import { DatabaseModule } from './core/database/database.module.js';
 import { HttpErrorFilter } from './core/errors/http-error.filter.js';
 import { HealthModule } from './core/health/health.module.js';
+import { HttpModule } from './core/http/http.module.js';
 import { RequestContextModule } from './core/logging/request-context.module.js';
 import { LifecycleModule } from './core/lifecycle/lifecycle.module.js';
 import { MetricsModule } from './core/metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './core/rate-limit/rate-limit.module.js';
 import { TokenThrottlerGuard } from './core/rate-limit/token-throttler.guard.js';
+import { HandlerSpanInterceptor } from './core/tracing/handler-span.interceptor.js';
+import { tracingSettings } from './core/tracing/tracing-settings.js';
 import { WebhooksModule } from './core/webhooks/webhooks.module.js';
 import { ApiValidationPipe } from './core/validation/validation.pipe.js';
 
@@ -33,6 +36,7 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     // The request's context (its id, its principal) for whatever runs on its behalf; the HTTP edge opens it.
     RequestContextModule,
     LifecycleModule,
+    HttpModule,
     DatabaseModule,
     MetricsModule,
     AuthModule,
@@ -47,6 +51,10 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     { provide: APP_GUARD, useExisting: TokenThrottlerGuard },
     { provide: APP_FILTER, useClass: HttpErrorFilter },
     { provide: APP_PIPE, useClass: ApiValidationPipe },
+    // A span per handler, when tracing is on (it is decided once, as the process starts).
+    ...(tracingSettings(process.env).enabled
+      ? [{ provide: APP_INTERCEPTOR, useClass: HandlerSpanInterceptor }]
+      : []),
   ],
 })
 export class AppModule {

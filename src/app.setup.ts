@@ -7,7 +7,8 @@ import { AppModule } from './app.module.js';
 import { httpConfig, type HttpConfig } from './core/config/http.config.js';
 import { httpEdge } from './core/http/http-edge.js';
 import { configureHttpServer } from './core/http/http-server.js';
-import { LeanExpressAdapter } from './core/http/lean-express.adapter.js';
+import { HttpListeners } from './core/http/http-listeners.js';
+import { bigintAsNumber } from './core/http/json.js';
 import { AllowedMethods } from './core/http/allowed-methods.js';
 import { REQUIRE_IF_MATCH_SETTING } from './core/http/conditional-requests.js';
 import { jsonBodyParser } from './core/http/json-body.parser.js';
@@ -33,8 +34,7 @@ export async function createApp({
   imports = [],
 }: CreateAppOptions): Promise<NestExpressApplication> {
   const root = imports.length > 0 ? AppModule.with(...imports) : AppModule;
-  const adapter = new LeanExpressAdapter();
-  const app = await NestFactory.create<NestExpressApplication>(root, adapter, {
+  const app = await NestFactory.create<NestExpressApplication>(root, {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
@@ -44,8 +44,9 @@ export async function createApp({
 
   const http = app.get<HttpConfig>(httpConfig.KEY);
   configureHttpServer(app.getHttpServer(), http);
-  adapter.listenOn(http.listeners);
   app.set('trust proxy', http.trustProxy);
+  // res.json() writes an id past 2^53 with every digit.
+  app.set('json replacer', bigintAsNumber);
   app.set('etag', false);
   app.set('x-powered-by', false);
   app.set(REQUIRE_IF_MATCH_SETTING, http.requireIfMatch);
@@ -75,4 +76,10 @@ export async function createApp({
     setUpOpenApi(app);
   }
   return app;
+}
+
+/** `app.listen()`, on `HTTP_LISTENERS` sockets of the port (see `PortListeners`). */
+export async function listen(app: NestExpressApplication, port: number, host?: string): Promise<void> {
+  await app.init();
+  await app.get(HttpListeners).listen(port, host);
 }

@@ -6,7 +6,7 @@ import { Logger } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger as PinoLogger } from 'pino';
 
-import { createApp } from './app.setup.js';
+import { createApp, listen } from './app.setup.js';
 import { DEV_TOKEN } from './core/auth/dev-token.js';
 import { appConfig, type AppConfig } from './core/config/app.config.js';
 import { httpConfig, type HttpConfig } from './core/config/http.config.js';
@@ -23,7 +23,7 @@ async function bootstrap(): Promise<void> {
   try {
     const config = app.get<AppConfig>(appConfig.KEY);
     enableGracefulShutdown(app, { timeoutMs: config.shutdownTimeoutMs, logger: rootLogger });
-    await app.listen(config.port, config.host);
+    await listen(app, config.port, config.host);
     announce(app, config);
   } catch (error) {
     // Release what start-up took (the pool, an embedded PostgreSQL) before giving up.

@@ -27,7 +27,7 @@ import { ApiConditionalRead, ApiConditionalWrite } from '../core/openapi/conditi
 import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
 import {
-  answerVersioned,
+  notModified,
   entityTag,
   Preconditions,
   writePrecondition,
@@ -125,10 +125,9 @@ export class PlantsController {
     @Param('id', ParseInt64Pipe) id: Int64,
     @Preconditions() preconditions: Preconditions,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<StoredPlantView> {
+  ): Promise<StoredPlantView | globalThis.Response> {
     const plant = await this.plants.findOne(id);
-    answerVersioned(response, preconditions, plant.version);
-    return plantView(plant);
+    return notModified(response, preconditions, plant.version) ?? plantView(plant);
   }
 
   @Patch(':id')

@@ -5,7 +5,7 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import pg from 'pg';
 
-import { createApp } from '../../src/app.setup.js';
+import { createApp, listen } from '../../src/app.setup.js';
 import { appConfig } from '../../src/core/config/app.config.js';
 import { createRootLogger } from '../../src/core/logging/root-logger.js';
 import { TEST_TOKEN } from './environment.js';
@@ -53,7 +53,7 @@ export async function startTestApp(
     async () => {
       const created = await createApp({ logger: await createRootLogger(appConfig(), logs), imports });
       try {
-        await created.listen(0, '127.0.0.1');
+        await listen(created, 0, '127.0.0.1');
       } catch (error) {
         // What started with the application (its database pool, its pollers) must not outlive the test.
         await created.close().catch(() => undefined);

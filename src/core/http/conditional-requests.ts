@@ -8,7 +8,7 @@ import { PreconditionRequiredError } from '../errors/domain-error.js';
  * Conditional requests (RFC 9110, section 13) on records that declare a
  * version column: the version is the record's strong ETag, `"<version>"`.
  * A controller reads the request's conditions with `@Preconditions()`,
- * answers a versioned read with `answerVersioned` (ETag, 304) and passes
+ * answers a versioned read with `notModified` (ETag, 304) and passes
  * `writePrecondition(…)` to `updateIfMatch`/`deleteIfMatch`, whose one
  * statement checks it; the document learns of all this from
  * `@ApiConditionalRead()` and `@ApiConditionalWrite()`.
@@ -100,21 +100,26 @@ export function parseCondition(header: string, value: string): EntityTagConditio
 
 /**
  * Answers a versioned read: sets `ETag`, and when `If-None-Match` names this
- * version (weakly, or `*`), turns the answer into 304 Not Modified, whose
- * body the adapter leaves out. Says whether it did.
+ * version (weakly, or `*`), answers the 304 Not Modified the handler returns
+ * in place of the record (a web `Response`, which Nest sends as it is, the
+ * headers set so far kept):
+ *
+ * ```ts
+ * return notModified(response, preconditions, plant.version) ?? plantView(plant);
+ * ```
  */
-export function answerVersioned(response: Response, preconditions: Preconditions, version: number): boolean {
+export function notModified(
+  response: Response,
+  preconditions: Preconditions,
+  version: number,
+): globalThis.Response | undefined {
   response.setHeader('ETag', entityTag(version));
   const { ifNoneMatch } = preconditions;
-  if (ifNoneMatch === undefined) {
-    return false;
-  }
   const opaque = String(version);
-  if (ifNoneMatch === '*' || ifNoneMatch.some((tag) => tag.opaque === opaque)) {
-    response.statusCode = 304;
-    return true;
+  if (ifNoneMatch === '*' || ifNoneMatch?.some((tag) => tag.opaque === opaque)) {
+    return new globalThis.Response(null, { status: 304 });
   }
-  return false;
+  return undefined;
 }
 
 /** The largest version a version column (`integer`) holds. */

@@ -9,7 +9,6 @@ import type { LoadShedder } from '../lifecycle/load-shedder.js';
 import type { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { runInRequestContext } from '../logging/request-context.js';
 import type { Metrics } from '../metrics/metrics.js';
-import { type HeaderList, setDefaultHeaders } from './default-headers.js';
 import { assignRequestId, REQUEST_ID_HEADER } from './request-id.js';
 
 export interface HttpEdgeOptions {
@@ -27,8 +26,8 @@ export interface HttpEdgeOptions {
  *
  * - names the request (`X-Request-Id`, see `assignRequestId`), and opens its
  *   context, so that every line logged on its behalf carries the id;
- * - gives the answer its id and helmet's security headers, written with its
- *   head unless the handler set its own (`setDefaultHeaders`);
+ * - gives the answer its id and helmet's security headers (a handler's own
+ *   `@Header()` still wins: it is set later);
  * - while the process drains, asks the client to close the connection;
  * - while the process cannot keep up, answers 503 at once (`LoadShedder`),
  *   but to health checks and metrics;
@@ -38,19 +37,17 @@ export interface HttpEdgeOptions {
  * - when the request is traced, gives its span the route.
  */
 export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions): RequestHandler {
-  const apiHeaders = helmetHeaders(API_CONTENT_SECURITY_POLICY);
-  const docsHeaders = helmetHeaders(DOCS_CONTENT_SECURITY_POLICY);
+  const apiHeaders = helmet({ contentSecurityPolicy: API_CONTENT_SECURITY_POLICY });
+  const docsHeaders = helmet({ contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY });
   const log = logger.child({ context: 'HTTP' });
   const instruments = metrics ? new RequestInstruments(metrics) : undefined;
 
   return function handleEdge(request: Request, response: Response, next: NextFunction): void {
     const started = performance.now();
     const id = assignRequestId(request);
-    setDefaultHeaders(response, [
-      REQUEST_ID_HEADER,
-      id,
-      ...(request.path.startsWith('/docs') ? docsHeaders : apiHeaders),
-    ]);
+    response.setHeader(REQUEST_ID_HEADER, id);
+    // helmet's middleware sets its headers and calls on at once.
+    (request.path.startsWith('/docs') ? docsHeaders : apiHeaders)(request, response, noop);
     if (shutdown.isShuttingDown) {
       response.setHeader('Connection', 'close');
     }
@@ -120,21 +117,7 @@ const API_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = {
  */
 const DOCS_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = { directives: { upgradeInsecureRequests: null } };
 
-/**
- * helmet's headers (nosniff, frame and referrer policies, HSTS, …, and the
- * given Content-Security-Policy), as helmet sets them. They depend on nothing
- * in the request, so helmet computes them once, here, rather than on every
- * request.
- */
-export function helmetHeaders(contentSecurityPolicy: ContentSecurityPolicy): HeaderList {
-  const headers = new Map<string, string>();
-  const response = {
-    setHeader: (name: string, value: string) => headers.set(name, String(value)),
-    removeHeader: (name: string) => headers.delete(name),
-  };
-  helmet({ contentSecurityPolicy })({} as Request, response as unknown as Response, () => undefined);
-  return [...headers].flat();
-}
+function noop(): void {}
 
 /** Counter and histogram children per label set: no label hashing on the hot path. */
 class RequestInstruments {

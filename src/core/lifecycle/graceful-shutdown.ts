@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 
 import type { Logger as PinoLogger } from 'pino';
 
+import { HttpListeners } from '../http/http-listeners.js';
 import { flushLogger } from '../logging/root-logger.js';
 
 import { runBeforeExit } from './before-exit.js';
@@ -34,7 +35,9 @@ export function enableGracefulShutdown(
 
     const server: Server = app.getHttpServer();
     // Every listening socket closes; resolved when the connections of all of them are gone.
-    const drained = Promise.resolve(app.getHttpAdapter().close()).then(() => true);
+    const drained = Promise.all([app.getHttpAdapter().close(), app.get(HttpListeners).close()]).then(
+      () => true,
+    );
     server.closeIdleConnections();
     const clean = await Promise.race([drained, sleep(options.timeoutMs, false, { ref: false })]);
     if (!clean) {

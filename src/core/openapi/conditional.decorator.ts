@@ -15,7 +15,7 @@ export const ETAG_HEADER = {
 } as const;
 
 /**
- * A read of a versioned record (`answerVersioned`): `ETag` on its 200, and
+ * A read of a versioned record (`notModified`): `ETag` on its 200, and
  * 304 Not Modified when `If-None-Match` names the current version.
  */
 export function ApiConditionalRead(): MethodDecorator {

@@ -1,0 +1,7 @@
+import { Global, Module } from '@nestjs/common';
+
+import { HttpListeners } from './http-listeners.js';
+
+@Global()
+@Module({ providers: [HttpListeners], exports: [HttpListeners] })
+export class HttpModule {}
