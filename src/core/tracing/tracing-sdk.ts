@@ -14,7 +14,6 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_URL_QUERY } from '@opentelemetry/semantic-conventions';
 import type { Logger } from 'pino';
 
-import { traceNestHandlers } from './nest-spans.js';
 import type { TracesProtocol } from './tracing-settings.js';
 
 /** Probes and scrapes: frequent, and of no interest in a trace. */
@@ -23,11 +22,11 @@ const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
 /**
  * Registers the OpenTelemetry SDK, configured by the OTEL_* variables
  * (sampler, batching, exporter headers and timeout, resource), with spans for
- * incoming HTTP requests (node:http), PostgreSQL statements (pg), and Nest's
- * guards and handlers, exported over OTLP/HTTP in `protocol`'s encoding.
+ * incoming HTTP requests (node:http) and PostgreSQL statements (pg) (the
+ * handlers' come from `HandlerSpanInterceptor`), exported over OTLP/HTTP in `protocol`'s encoding.
  * Answers the SDK's shutdown, which exports the spans still buffered.
  */
-export async function startSdk(logger: Logger, protocol: TracesProtocol): Promise<() => Promise<void>> {
+export function startSdk(logger: Logger, protocol: TracesProtocol): () => Promise<void> {
   // Either reads the endpoint, headers, compression and timeout from the OTEL_* variables itself.
   const exporter = protocol === 'http/json' ? new JsonTraceExporter() : new ProtobufTraceExporter();
   const sdk = new NodeSDK({
@@ -63,7 +62,6 @@ export async function startSdk(logger: Logger, protocol: TracesProtocol): Promis
   // The instrumentation patches node:http as it is required, which the ES modules that make the server never
   // do (they import it): it is required here, before any server exists, rather than left to Express's files.
   createRequire(import.meta.url)('node:http');
-  await traceNestHandlers();
   return () => sdk.shutdown();
 }
 

@@ -31,7 +31,7 @@ export async function startTracing(): Promise<void> {
   }
 
   const { startSdk } = await import('./tracing-sdk.js');
-  const shutdown = await startSdk(root, settings.protocol);
+  const shutdown = startSdk(root, settings.protocol);
   logger.info(
     `Tracing is on: spans go to ${settings.endpoint} (OTLP ${settings.protocol}), sampler ${settings.sampler}`,
   );
