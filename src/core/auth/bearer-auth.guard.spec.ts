@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 
 import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request } from 'express';
 
+import { httpContext } from '../../../test/support/execution-context.js';
 import type { AuthConfig } from '../config/auth.config.js';
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
 import { AuthFailureLimiter } from './auth-failure.limiter.js';
@@ -39,7 +39,7 @@ function contextFor(
     rawHeaders: sent.flatMap((value, index) => [index % 2 ? 'authorization' : 'Authorization', value]),
   } as Request;
   // Nest's own context, as a guard gets it for an HTTP request.
-  const context = new ExecutionContextHost([request, {}, () => undefined], Routes, Routes.prototype[handler]);
+  const context = httpContext(request, Routes, Routes.prototype[handler]);
   return { context, request };
 }
 

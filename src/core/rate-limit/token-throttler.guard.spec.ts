@@ -1,8 +1,8 @@
 import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
-import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import { SkipThrottle, Throttle, type ThrottlerOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
 
+import { httpContext } from '../../../test/support/execution-context.js';
 import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
 
@@ -39,7 +39,7 @@ function contextFor(
     principal: subject === undefined ? undefined : { subject, hasScope: () => true },
   } as unknown as Request;
   // Nest's own context, as a guard gets it for an HTTP request.
-  return new ExecutionContextHost([request, {}, () => undefined], controller, Routes.prototype[handler]);
+  return httpContext(request, controller, Routes.prototype[handler]);
 }
 
 /** How many of `attempts` calls pass before the guard answers 429. */
