@@ -16,7 +16,12 @@ import {
   type PlantStoreClient,
   type VerifyWebhookOptions,
 } from '../clients/typescript/src/index.js';
-import { parseWithQuotedIds, parseWithSourceText, stringifyWithId } from '../clients/typescript/src/json.js';
+import {
+  parseIntegersByQuoting,
+  parseIntegersWithSourceText,
+  parseJson,
+  stringifyJson,
+} from '../clients/typescript/src/json.js';
 import { closeAll } from './support/cleanup.js';
 import { plantRow, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
@@ -326,6 +331,47 @@ describe('the TypeScript client, against the service', () => {
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({ status: 502, error: 502, message: 'The service answered 502 Bad Gateway' });
   });
+
+  it('calls any operation of the document by its path, typed by it, with int64s exact both ways', async () => {
+    const created = await client.POST('/plants', { body: { id: BEYOND_DOUBLES, name: 'Fern', tag: 'x' } });
+    expect(created.data).toStrictEqual({ name: 'Fern', tag: 'x' });
+    expect(created.response.status).toBe(200);
+
+    const read = await client.GET('/plants/{id}', { params: { path: { id: BEYOND_DOUBLES } } });
+    expect(read.data).toStrictEqual({ id: BEYOND_DOUBLES, name: 'Fern', tag: 'x' });
+    const etag = read.response.headers.get('ETag')!;
+
+    const patched = await client.PATCH('/plants/{id}', {
+      params: { path: { id: BEYOND_DOUBLES }, header: { 'If-Match': etag } },
+      body: { tag: null },
+    });
+    expect(patched.data).toStrictEqual({ id: BEYOND_DOUBLES, name: 'Fern' });
+    expect((await plantRow(testApp.db, BEYOND_DOUBLES))?.tag).toBeNull();
+
+    const listed = await client.GET('/plants', { params: { query: { after: BEYOND_DOUBLES - 1n } } });
+    expect(listed.data).toStrictEqual([{ id: BEYOND_DOUBLES, name: 'Fern' }]);
+
+    const deleted = await client.DELETE('/plants/{id}', { params: { path: { id: BEYOND_DOUBLES } } });
+    expect(deleted.data).toBeUndefined();
+    expect(deleted.response.status).toBe(204);
+    const error = await rejection(client.GET('/plants/{id}', { params: { path: { id: BEYOND_DOUBLES } } }));
+    expect(error).toBeInstanceOf(PlantStoreError);
+    expect(error).toMatchObject({ status: 404, message: `No plant has the id ${BEYOND_DOUBLES}` });
+  });
+
+  it('walks every page of a listing, following its Link header, with pages()', async () => {
+    for (const id of [1n, 2n, 3n, 4n, BEYOND_DOUBLES]) {
+      await client.addPlant({ id, name: `Plant ${id}`, tag: id === 3n ? 'fern' : 'aroid' });
+    }
+
+    const pages = await collect(client.pages('/plants', { params: { query: { limit: 2, tag: 'aroid' } } }));
+
+    expect(pages.map((page) => page.map((plant) => plant.id))).toStrictEqual([
+      [1n, 2n],
+      [4n, BEYOND_DOUBLES],
+    ]);
+    expect(pages[1][1]).toStrictEqual({ id: BEYOND_DOUBLES, name: `Plant ${BEYOND_DOUBLES}`, tag: 'aroid' });
+  });
 });
 
 describe('the new-plant webhook, verified with the client', () => {
@@ -448,29 +494,54 @@ describe('verifyWebhook, against the Standard Webhooks reference implementation'
   });
 });
 
-describe('ids in JSON', () => {
-  const text = `[{"id":${INT64_MAX},"name":"say \\"id\\": 1"},{"id" : ${INT64_MIN},"name":"x","tag":"\\\\"},{"\\"id":5,"name":"id"}]`;
+describe('int64s in JSON', () => {
+  const text = `[{"id":${INT64_MAX},"name":"say \\"id\\": 1","count":12,"ratio":-1.5e3},{"id" : ${INT64_MIN},"name":"i9","tag":"\\\\"},{"\\"id":5,"name":"s","more":{"id":-7}}]`;
 
-  it('are read from their digits, with the source text or, where there is none, by quoting them first', () => {
-    const expected = [
-      { id: INT64_MAX, name: 'say "id": 1' },
-      { id: INT64_MIN, name: 'x', tag: '\\' },
-      { '"id': 5, name: 'id' },
+  it('are read with every integer exact, from the source text or, where there is none, by marking them first', () => {
+    const everyIntegerExact = [
+      { id: INT64_MAX, name: 'say "id": 1', count: 12n, ratio: -1500 },
+      { id: INT64_MIN, name: 'i9', tag: '\\' },
+      { '"id': 5n, name: 's', more: { id: -7n } },
     ];
 
-    expect(parseWithSourceText(text)).toStrictEqual(expected);
-    expect(parseWithQuotedIds(text)).toStrictEqual(expected);
-    expect(parseWithQuotedIds('{"error":400,"message":"id 12 is taken"}')).toStrictEqual({
-      error: 400,
+    expect(parseIntegersWithSourceText(text)).toStrictEqual(everyIntegerExact);
+    expect(parseIntegersByQuoting(text)).toStrictEqual(everyIntegerExact);
+    expect(parseIntegersByQuoting('{"error":400,"message":"id 12 is taken"}')).toStrictEqual({
+      error: 400n,
       message: 'id 12 is taken',
     });
   });
 
+  it('are bigints where the document places an int64, and every other number a number', () => {
+    expect(parseJson(text, { items: { ref: 'NewPlant' } })).toStrictEqual([
+      { id: INT64_MAX, name: 'say "id": 1', count: 12, ratio: -1500 },
+      { id: INT64_MIN, name: 'i9', tag: '\\' },
+      { '"id': 5, name: 's', more: { id: -7 } },
+    ]);
+    const nested = {
+      items: {
+        anyOf: [
+          { ref: 'NewPlant' },
+          { properties: { more: { properties: {}, additionalProperties: 'int64' } } },
+        ],
+      },
+    } as const;
+    expect(parseJson(text, nested)).toStrictEqual([
+      { id: INT64_MAX, name: 'say "id": 1', count: 12, ratio: -1500 },
+      { id: INT64_MIN, name: 'i9', tag: '\\' },
+      { '"id': 5, name: 's', more: { id: -7n } },
+    ]);
+    // Where the document places none, it is JSON.parse.
+    expect(parseJson(`{"id":${BEYOND_DOUBLES}}`)).toStrictEqual({ id: 2 ** 53 });
+  });
+
   it('are written with every digit', () => {
-    expect(stringifyWithId({ id: INT64_MAX, name: 'Fern', tag: 'x' })).toBe(
+    expect(stringifyJson({ id: INT64_MAX, name: 'Fern', tag: 'x', skipped: undefined })).toBe(
       '{"id":9223372036854775807,"name":"Fern","tag":"x"}',
     );
-    expect(stringifyWithId({ id: INT64_MIN })).toBe('{"id":-9223372036854775808}');
+    expect(stringifyJson([{ id: INT64_MIN }, 1.5, null, undefined, new Date(0)])).toBe(
+      '[{"id":-9223372036854775808},1.5,null,null,"1970-01-01T00:00:00.000Z"]',
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, copyFile, mkdir, mkdtemp, readFile, rm, symlink, unlink } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -138,6 +138,44 @@ async function freeName(copy: string): Promise<{ name: string; singular: string;
     }
   }
   throw new Error(`src/ already has a folder for each of ${NAMES.join(', ')}`);
+}
+
+/**
+ * A script that calls the generated resource `name` with the client built in
+ * the copy, through the calls its document gives it, and prints what it got
+ * (bigints as `<digits>n`).
+ */
+function clientCall(name: string): string {
+  return `import { createPlantStoreClient } from './clients/typescript/dist/index.js';
+
+const client = createPlantStoreClient({
+  baseUrl: process.env.PLANT_STORE_URL!,
+  token: process.env.PLANT_STORE_TOKEN!,
+});
+
+const { data: first } = await client.POST('/${name}', { body: { name: 'g1' } });
+const { data: second } = await client.POST('/${name}', { body: { name: 'g2' } });
+const id: bigint = first.id;
+const read = await client.GET('/${name}/{id}', { params: { path: { id } } });
+const { data: patched } = await client.PATCH('/${name}/{id}', {
+  params: { path: { id }, header: { 'If-Match': read.response.headers.get('ETag')! } },
+  body: { name: 'g1 (renamed)' },
+});
+const pages = [];
+for await (const page of client.pages('/${name}', { params: { query: { limit: 1 } } })) {
+  pages.push(page);
+}
+await client.DELETE('/${name}/{id}', { params: { path: { id } } });
+const gone = await client.GET('/${name}/{id}', { params: { path: { id } } }).then(
+  () => 'still there',
+  (error: { status?: number }) => error.status,
+);
+
+const written = JSON.stringify({ first, second, read: read.data, patched, pages, gone }, (_key, value: unknown) =>
+  typeof value === 'bigint' ? \`\${value}n\` : value,
+);
+process.stdout.write(written);
+`;
 }
 
 /**
@@ -342,6 +380,42 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
       error: 404,
       message: `No ${resource.singular} has the id ${gizmo.id}`,
     });
+  });
+
+  it('is called through @plant-store/client, typed by the document, with no code of the client’s own', async () => {
+    const { name } = resource;
+    // The generator ran `npm run openapi`, which regenerated the client's types with the resource's operations.
+    await runIn(copy, 'npm', ['run', 'build', '--workspace', '@plant-store/client'], { timeoutMs: 120_000 });
+    const script = join(copy, 'client-call.mts');
+    await writeFile(script, clientCall(name));
+
+    // Type-checked first: a path, parameter or body the document lacks fails here.
+    await runIn(copy, process.execPath, [
+      join(copy, 'node_modules/typescript/bin/tsc'),
+      '--ignoreConfig',
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--target',
+      'es2022',
+      '--types',
+      'node',
+      '--skipLibCheck',
+      script,
+    ]);
+    const { stdout } = await runIn(copy, process.execPath, [script], {
+      env: { ...process.env, PLANT_STORE_URL: service!.url, PLANT_STORE_TOKEN: TEST_TOKEN },
+    });
+
+    const { first, second, read, patched, pages, gone } = JSON.parse(stdout) as Record<string, unknown>;
+    // Ids are int64s: bigints, written here as `<digits>n`.
+    expect(first).toStrictEqual({ id: expect.stringMatching(/^\d+n$/), name: 'g1' });
+    const id = (first as { id: string }).id;
+    expect(read).toStrictEqual(first);
+    expect(patched).toStrictEqual({ id, name: 'g1 (renamed)' });
+    expect(pages).toStrictEqual([[patched], [second]]);
+    expect(gone).toBe(404);
   });
 
   it('refuses a call without a bearer token', async () => {

@@ -1,23 +1,29 @@
 /**
- * Generates src/generated/openapi.ts from the service's committed openapi.yaml
- * with openapi-typescript. `--check` writes nothing and fails when the
- * committed file is not what generation gives, so that a change to the
- * interface cannot go unnoticed by the client.
+ * Generates, from the service's committed openapi.yaml:
+ * - src/generated/openapi.ts, the types, with openapi-typescript (int64s typed
+ *   as bigints);
+ * - src/generated/int64.ts, where each JSON answer holds int64s, so that the
+ *   client reads exactly those as bigints, whatever the operation.
+ * `--check` writes nothing and fails when a committed file is not what
+ * generation gives, so that a change to the interface cannot go unnoticed by
+ * the client.
  *
  * Usage (from the repository's root): npm run generate --workspace @plant-store/client [-- --check]
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
+import { load } from 'js-yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 
 const DOCUMENT = new URL('../../../openapi.yaml', import.meta.url);
-const OUTPUT = new URL('../src/generated/openapi.ts', import.meta.url);
+const TYPES = new URL('../src/generated/openapi.ts', import.meta.url);
+const INT64S = new URL('../src/generated/int64.ts', import.meta.url);
 const COMMAND = 'npm run generate --workspace @plant-store/client';
 
-const HEADER = `/**
- * Generated from openapi.yaml by openapi-typescript: do not edit. Regenerate it with
+const header = (tool) => `/**
+ * Generated from openapi.yaml by ${tool}: do not edit. Regenerate it with
  * \`${COMMAND}\` (or \`npm run openapi\`, which first rewrites openapi.yaml).
  */
 
@@ -26,21 +32,171 @@ const HEADER = `/**
 const BIGINT = ts.factory.createKeywordTypeNode(ts.SyntaxKind.BigIntKeyword);
 
 /** The generated types, as the file holds them. */
-async function generate() {
+async function generateTypes() {
   const ast = await openapiTS(DOCUMENT, {
     // Ids are int64: a double cannot hold every one of them, so the client reads and types them as bigints.
-    transform: (schema) => (schema.format === 'int64' ? BIGINT : undefined),
+    transform: (schema) => (isInt64(schema) ? BIGINT : undefined),
   });
-  return HEADER + astToString(ast);
+  return header('openapi-typescript') + astToString(ast);
 }
 
-const generated = await generate();
+function isInt64(schema) {
+  return schema.format === 'int64';
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * Where the document's JSON bodies hold int64s, as the `Int64Shape`s of
+ * src/json.ts: `'int64'`, `{ items }`, `{ properties, additionalProperties }`,
+ * `{ anyOf }` and `{ ref }` (a schema of `components.schemas`). What holds no
+ * int64 is left out.
+ */
+function int64Shapes(document) {
+  const schemas = document.components?.schemas ?? {};
+  /** The schemas found to hold an int64 so far: a schema referring to one holds one too. */
+  let named = {};
+
+  const shapeOf = (schema) => {
+    if (typeof schema !== 'object' || schema === null) {
+      return undefined;
+    }
+    if (typeof schema.$ref === 'string') {
+      if (schema.$ref.startsWith(SCHEMA_REF)) {
+        const name = decodeURIComponent(schema.$ref.slice(SCHEMA_REF.length));
+        return name in named ? { ref: name } : undefined;
+      }
+      return shapeOf(resolve(document, schema.$ref));
+    }
+    const alternatives = [];
+    if (isInt64(schema)) {
+      alternatives.push('int64');
+    }
+    const items = shapeOf(schema.items);
+    if (items !== undefined) {
+      alternatives.push({ items });
+    }
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties ?? {})
+        .map(([name, property]) => [name, shapeOf(property)])
+        .filter(([, shape]) => shape !== undefined),
+    );
+    const additionalProperties = shapeOf(schema.additionalProperties);
+    if (Object.keys(properties).length > 0 || additionalProperties !== undefined) {
+      alternatives.push(
+        additionalProperties === undefined ? { properties } : { properties, additionalProperties },
+      );
+    }
+    for (const keyword of ['allOf', 'anyOf', 'oneOf']) {
+      alternatives.push(...(schema[keyword] ?? []).map(shapeOf).filter((shape) => shape !== undefined));
+    }
+    return alternatives.length <= 1 ? alternatives[0] : { anyOf: alternatives };
+  };
+
+  // A schema may hold an int64 only through others (and refer to itself): settle them all together.
+  for (let changed = true; changed;) {
+    const next = {};
+    for (const [name, schema] of Object.entries(schemas)) {
+      const shape = shapeOf(schema);
+      if (shape !== undefined) {
+        next[name] = shape;
+      }
+    }
+    changed = JSON.stringify(next) !== JSON.stringify(named);
+    named = next;
+  }
+
+  /** The shape of a request or response's JSON bodies, whichever JSON media types it has. */
+  const bodyShape = (body) => {
+    const content = resolveRef(document, body)?.content ?? {};
+    const shapes = Object.entries(content)
+      .filter(([mediaType]) => isJson(mediaType))
+      .map(([, media]) => shapeOf(media.schema))
+      .filter((shape) => shape !== undefined);
+    return shapes.length <= 1 ? shapes[0] : { anyOf: shapes };
+  };
+
+  const responses = {};
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const statuses = {};
+      for (const [status, response] of Object.entries(pathItem[method]?.responses ?? {})) {
+        const shape = bodyShape(response);
+        if (shape !== undefined) {
+          statuses[status] = shape;
+        }
+      }
+      if (Object.keys(statuses).length > 0) {
+        responses[`${method.toUpperCase()} ${path}`] = statuses;
+      }
+    }
+  }
+
+  const webhooks = {};
+  for (const [name, pathItem] of Object.entries(document.webhooks ?? {})) {
+    for (const method of METHODS) {
+      const shape = pathItem[method] && bodyShape(pathItem[method].requestBody);
+      if (shape !== undefined) {
+        webhooks[name] = shape;
+      }
+    }
+  }
+
+  return { schemas: named, responses, webhooks };
+}
+
+function isJson(mediaType) {
+  return /^application\/(?:[\w.+-]+\+)?json\b/i.test(mediaType);
+}
+
+function resolveRef(document, value) {
+  return typeof value?.$ref === 'string' ? resolveRef(document, resolve(document, value.$ref)) : value;
+}
+
+/** What a local reference (`#/components/…`) points at. */
+function resolve(document, ref) {
+  if (!ref.startsWith('#/')) {
+    throw new Error(`Only references within the document are supported, not ${ref}`);
+  }
+  return ref
+    .slice(2)
+    .split('/')
+    .map((token) => decodeURIComponent(token).replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((node, token) => node?.[token], document);
+}
+
+/** The generated int64 shapes, as the file holds them. */
+async function generateInt64s() {
+  const { schemas, responses, webhooks } = int64Shapes(load(await readFile(DOCUMENT, 'utf8')));
+  const constant = (value) => JSON.stringify(value, null, 4);
+  return `${header('scripts/generate-types.js')}import type { Int64Shape } from '../json.js';
+
+/** Where each schema of \`components.schemas\` holds int64s (those that hold none are left out). */
+export const schemas: Readonly<Record<string, Int64Shape>> = ${constant(schemas)};
+
+/** Where the JSON answers hold int64s, by operation (\`GET /plants/{id}\`) and status. */
+export const responses: Readonly<Record<string, Readonly<Record<string, Int64Shape>>>> = ${constant(responses)};
+
+/** Where each webhook's JSON body holds int64s. */
+export const webhooks: Readonly<Record<string, Int64Shape>> = ${constant(webhooks)};
+`;
+}
+
+const outputs = [
+  [TYPES, await generateTypes()],
+  [INT64S, await generateInt64s()],
+];
 if (process.argv.includes('--check')) {
-  const committed = await readFile(OUTPUT, 'utf8').catch(() => '');
-  if (committed !== generated) {
-    process.stderr.write(`${fileURLToPath(OUTPUT)} is not in step with openapi.yaml: run \`${COMMAND}\`\n`);
-    process.exitCode = 1;
+  for (const [file, generated] of outputs) {
+    const committed = await readFile(file, 'utf8').catch(() => '');
+    if (committed !== generated) {
+      process.stderr.write(`${fileURLToPath(file)} is not in step with openapi.yaml: run \`${COMMAND}\`\n`);
+      process.exitCode = 1;
+    }
   }
 } else {
-  await writeFile(OUTPUT, generated);
+  for (const [file, generated] of outputs) {
+    await writeFile(file, generated);
+  }
 }

@@ -1,9 +1,13 @@
 import createClient from 'openapi-fetch';
+import type { HttpMethod } from 'openapi-typescript-helpers';
 
-import { PlantStoreError, PlantStoreNetworkError, PlantStoreTimeoutError } from './errors.js';
+import { PlantStoreError } from './errors.js';
+import { responses } from './generated/int64.js';
 import type { paths } from './generated/openapi.js';
 import { toInt64, type Int64Input } from './int64.js';
-import { parseJson, stringifyWithId } from './json.js';
+import { parseJson, stringifyJson } from './json.js';
+import type { Call, Operations, Pages } from './operations.js';
+import { transport } from './transport.js';
 import type {
   ListPlantsOptions,
   NewPlant,
@@ -26,7 +30,20 @@ export interface PlantStoreClientOptions {
   readonly timeoutMs?: number;
 }
 
-export interface PlantStoreClient {
+/**
+ * A client of the Plant Store service. Every operation of its interface is
+ * a call (`client.GET('/plants/{id}', { params: { path: { id } } })`),
+ * typed from the document; the plants' own methods (`addPlant`…) are
+ * shorthands over them.
+ */
+export interface PlantStoreClient extends Operations {
+  /**
+   * Every page of a listing, in order: a `GET` that answers a page, sent
+   * again with the query of its answer's `Link: <…>; rel="next"` until an
+   * answer has none.
+   */
+  pages: Pages;
+
   /** Stores a plant, or finds exactly this plant already stored; answers it without its id. */
   addPlant(newPlant: NewPlantInput): Promise<Plant>;
   /** The plant stored under `id` (a 404 {@link PlantStoreError} when there is none). */
@@ -56,20 +73,25 @@ export interface PlantStoreClient {
   deletePlant(id: Int64Input, precondition?: Precondition): Promise<void>;
 }
 
-/** A status whose response cannot have a body, which `new Response()` refuses to be given one. */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** What a call is given, as openapi-fetch takes it; the types come from the document. */
+interface Init {
+  readonly params?: { readonly query?: Record<string, unknown> };
+  readonly parseAs?: 'json' | 'text' | 'blob' | 'arrayBuffer' | 'stream';
+  readonly fetch?: (request: Request) => Promise<Response>;
+  readonly [option: string]: unknown;
+}
 
 const INT64_DIGITS = /^-?\d{1,19}$/;
 
 const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 /**
- * A client of the Plant Store service. Every method throws a
+ * A client of the Plant Store service. Every call throws a
  * {@link PlantStoreError} when the service answers with a failure, a
  * {@link PlantStoreNetworkError} when no answer comes (a
  * {@link PlantStoreTimeoutError} when it does not come in time), and a
- * `RangeError` or `TypeError`, before sending anything, for an id that is not
- * an exact int64.
+ * `RangeError` or `TypeError`, before sending anything, for an id that is
+ * not an exact int64.
  */
 export function createPlantStoreClient({
   baseUrl,
@@ -77,117 +99,141 @@ export function createPlantStoreClient({
   fetch = globalThis.fetch,
   timeoutMs = 10_000,
 }: PlantStoreClientOptions): PlantStoreClient {
+  const send = (through: (request: Request) => Promise<Response>) => transport(through, { timeoutMs });
   const api = createClient<paths>({
     baseUrl,
     headers: { Authorization: `Bearer ${token}` },
-    fetch: withTimeout(fetch, timeoutMs),
+    fetch: send(fetch),
+    bodySerializer: serializeBody,
   });
+  // The typing is the calls' own (Operations): this one place sends any of them.
+  const request = api.request as (
+    method: HttpMethod,
+    path: string,
+    init: object,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
-  async function listPlants({ limit, after, tag }: ListPlantsOptions = {}): Promise<PlantPage> {
+  /**
+   * One operation, by method: openapi-fetch sends it, JSON answers are read
+   * with their int64s exact, and a failure is thrown.
+   */
+  const call = (method: Uppercase<HttpMethod>) =>
+    async function (path: string, init: Init = {}): Promise<{ data: unknown; response: Response }> {
+      const parseAs = init.parseAs ?? 'json';
+      const { data, error, response } = await request(method.toLowerCase() as HttpMethod, path, {
+        ...init,
+        // A call's own fetch is given the same timeout.
+        fetch: init.fetch === undefined ? undefined : send(init.fetch),
+        parseAs: parseAs === 'json' ? 'text' : parseAs,
+      });
+      if (!response.ok) {
+        throw PlantStoreError.fromResponse(response, error);
+      }
+      if (parseAs !== 'json' || typeof data !== 'string' || data === '') {
+        return { data, response };
+      }
+      return { data: parseJson(data, int64sOf(method, path, response.status)), response };
+    };
+
+  const GET = call('GET');
+
+  async function* pages(path: string, init: Init = {}): AsyncIterableIterator<unknown> {
+    let query = init.params?.query;
+    for (;;) {
+      const { data, response } = await GET(path, { ...init, params: { ...init.params, query } });
+      yield data;
+      const next = nextPage(response);
+      if (next === undefined) {
+        return;
+      }
+      query = queryOf(next);
+    }
+  }
+
+  const operations = {
+    GET: GET as Call<'get'>,
+    PUT: call('PUT') as Call<'put'>,
+    POST: call('POST') as Call<'post'>,
+    DELETE: call('DELETE') as Call<'delete'>,
+    OPTIONS: call('OPTIONS') as Call<'options'>,
+    HEAD: call('HEAD') as Call<'head'>,
+    PATCH: call('PATCH') as Call<'patch'>,
+    pages: pages as Pages,
+  };
+
+  async function readPlant(id: Int64Input) {
+    return operations.GET('/plants/{id}', { params: { path: { id: toInt64(id, 'id') } } });
+  }
+
+  async function listPlants({ limit, after, tag }: ListPlantsOptions = {}) {
     const query = { limit, after: after === undefined ? undefined : toInt64(after, 'after'), tag };
-    const { data, error, response } = await api.GET('/plants', { params: { query }, parseAs: 'text' });
-    if (!response.ok) {
-      throw PlantStoreError.fromResponse(response, error);
-    }
-    return { plants: parseJson(data!) as NewPlant[], next: nextAfter(response) };
-  }
-
-  async function readPlant(id: Int64Input): Promise<{ plant: NewPlant; response: Response }> {
-    const { data, error, response } = await api.GET('/plants/{id}', {
-      params: { path: { id: toInt64(id, 'id') } },
-      parseAs: 'text',
-    });
-    if (!response.ok) {
-      throw PlantStoreError.fromResponse(response, error);
-    }
-    return { plant: parseJson(data!) as NewPlant, response };
-  }
-
-  async function* plants({
-    limit,
-    tag,
-  }: Omit<ListPlantsOptions, 'after'> = {}): AsyncIterableIterator<NewPlant> {
-    let after: bigint | undefined;
-    do {
-      const page = await listPlants({ limit, after, tag });
-      yield* page.plants;
-      after = page.next;
-    } while (after !== undefined);
+    const { data, response } = await operations.GET('/plants', { params: { query } });
+    return { plants: data, next: nextAfter(response) };
   }
 
   return {
+    ...operations,
+
     async addPlant(newPlant) {
-      const { data, error, response } = await api.POST('/plants', {
-        body: { ...newPlant, id: toInt64(newPlant.id, 'id') },
-        bodySerializer: stringifyWithId,
-        parseAs: 'text',
-      });
-      if (!response.ok) {
-        throw PlantStoreError.fromResponse(response, error);
-      }
-      return parseJson(data!) as Plant;
+      const body = { ...newPlant, id: toInt64(newPlant.id, 'id') };
+      return (await operations.POST('/plants', { body })).data;
     },
 
     async getPlant(id) {
-      return (await readPlant(id)).plant;
+      return (await readPlant(id)).data;
     },
 
     async getPlantWithEtag(id) {
-      const { plant, response } = await readPlant(id);
-      return { plant, etag: etagOf(response) };
+      const { data, response } = await readPlant(id);
+      return { plant: data, etag: etagOf(response) };
     },
 
     async updatePlant(id, patch, { ifMatch } = {}) {
-      const { data, error, response } = await api.PATCH('/plants/{id}', {
-        params: { path: { id: toInt64(id, 'id') } },
-        headers: { 'Content-Type': MERGE_PATCH_MEDIA_TYPE, 'If-Match': ifMatch },
+      const { data, response } = await operations.PATCH('/plants/{id}', {
+        params: { path: { id: toInt64(id, 'id') }, header: { 'If-Match': ifMatch } },
+        headers: { 'Content-Type': MERGE_PATCH_MEDIA_TYPE },
         body: patch,
-        parseAs: 'text',
       });
-      if (!response.ok) {
-        throw PlantStoreError.fromResponse(response, error);
-      }
-      return { plant: parseJson(data!) as NewPlant, etag: etagOf(response) };
+      return { plant: data, etag: etagOf(response) };
     },
 
     listPlants,
-    plants,
+
+    async *plants({ limit, tag } = {}) {
+      let after: bigint | undefined;
+      do {
+        const page = await listPlants({ limit, after, tag });
+        yield* page.plants;
+        after = page.next;
+      } while (after !== undefined);
+    },
 
     async deletePlant(id, { ifMatch } = {}) {
-      const { error, response } = await api.DELETE('/plants/{id}', {
-        params: { path: { id: toInt64(id, 'id') } },
-        headers: { 'If-Match': ifMatch },
+      await operations.DELETE('/plants/{id}', {
+        params: { path: { id: toInt64(id, 'id') }, header: { 'If-Match': ifMatch } },
       });
-      if (!response.ok) {
-        throw PlantStoreError.fromResponse(response, error);
-      }
     },
   };
 }
 
 /**
- * `fetch`, given `timeoutMs` for the whole exchange. It reads the answer's
- * body itself, so that everything that can fail on the way (the connection,
- * the timeout) fails here, and becomes a {@link PlantStoreNetworkError}.
+ * A request body as JSON, bigints with every digit; `FormData` and a form
+ * (`application/x-www-form-urlencoded`) as openapi-fetch sends them.
  */
-function withTimeout(
-  fetch: (request: Request) => Promise<Response>,
-  timeoutMs: number,
-): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const signal = AbortSignal.timeout(timeoutMs);
-    const exchange = `${request.method} ${request.url}`;
-    try {
-      const response = await fetch(new Request(request, { signal }));
-      const body = await response.arrayBuffer();
-      return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, response);
-    } catch (error) {
-      if (signal.aborted) {
-        throw new PlantStoreTimeoutError(`${exchange}: no answer within ${timeoutMs} ms`, { cause: error });
-      }
-      throw new PlantStoreNetworkError(`${exchange}: no answer (${describe(error)})`, { cause: error });
-    }
-  };
+function serializeBody(body: unknown, headers?: Headers): string | FormData {
+  if (body instanceof FormData) {
+    return body;
+  }
+  if (headers?.get('Content-Type') === 'application/x-www-form-urlencoded') {
+    return new URLSearchParams(body as Record<string, string>).toString();
+  }
+  return stringifyJson(body);
+}
+
+/** Where the document says the answer of `method path` with `status` holds int64s. */
+function int64sOf(method: string, path: string, status: number) {
+  const byStatus = responses[`${method} ${path}`];
+  return byStatus?.[status] ?? byStatus?.[`${String(status)[0]}XX`] ?? byStatus?.default;
 }
 
 /** The answer's ETag, which the service sends with every plant it answers. */
@@ -199,31 +245,38 @@ function etagOf(response: Response): string {
   return etag;
 }
 
-/** The `after` of the page that the `Link` header's `rel="next"` names, if it names one. */
-function nextAfter(response: Response): bigint | undefined {
+/** The target of the `Link` header's `rel="next"`, if it names one. */
+function nextPage(response: Response): URL | undefined {
   const link = response.headers.get('Link');
   for (const [, target, parameters] of link?.matchAll(/<([^>]*)>([^,]*)/g) ?? []) {
     const rel = /;\s*rel\s*=\s*"?([^";]*)"?/i.exec(parameters)?.[1];
     if (rel?.toLowerCase().split(/\s+/).includes('next')) {
       // The target is relative to the service; any base will do, as only its query is read.
-      const after = new URL(target, 'http://localhost').searchParams.get('after');
-      if (after === null || !INT64_DIGITS.test(after)) {
-        throw new Error(`The Link header's next page has no int64 after: ${link}`);
-      }
-      return BigInt(after);
+      return new URL(target, 'http://localhost');
     }
   }
   return undefined;
 }
 
-/** `fetch failed` alone says little: Node.js keeps the reason (a refused connection, a reset) in its cause. */
-function describe(error: unknown): string {
-  const message = hasMessage(error) ? error.message : String(error);
-  const cause = hasMessage(error) ? error.cause : undefined;
-  return hasMessage(cause) ? `${message}: ${cause.message}` : message;
+/** A URL's query as openapi-fetch takes one: a name given more than once, a list. */
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? values[0] : values;
+  }
+  return query;
 }
 
-/** Not `instanceof Error`: what fetch throws may come from another realm (a test sandbox, an iframe). */
-function hasMessage(value: unknown): value is { readonly message: string; readonly cause?: unknown } {
-  return typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
+/** The `after` of the page that the `Link` header's `rel="next"` names, if it names one. */
+function nextAfter(response: Response): bigint | undefined {
+  const next = nextPage(response);
+  if (next === undefined) {
+    return undefined;
+  }
+  const after = next.searchParams.get('after');
+  if (after === null || !INT64_DIGITS.test(after)) {
+    throw new Error(`The Link header's next page has no int64 after: ${response.headers.get('Link')}`);
+  }
+  return BigInt(after);
 }

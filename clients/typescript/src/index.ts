@@ -6,6 +6,7 @@ export {
   PlantStoreTimeoutError,
 } from './errors.js';
 export type { Int64Input } from './int64.js';
+export type { Answer, Call, ListingPath, Operations, Pages } from './operations.js';
 export type {
   ListPlantsOptions,
   NewPlant,

@@ -1,4 +1,5 @@
-import { parseJson } from './json.js';
+import { webhooks } from './generated/int64.js';
+import { parseJson, type Int64Shape } from './json.js';
 import type { NewPlant } from './types.js';
 
 export interface VerifyWebhookOptions {
@@ -19,6 +20,9 @@ export interface VerifyWebhookOptions {
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
 }
+
+/** Any of the webhooks' bodies: which one it is, the `webhook-event-type` header says. */
+const WEBHOOK_BODY: Int64Shape = { anyOf: Object.values(webhooks) };
 
 const SECRET_PREFIX = 'whsec_';
 const UNIX_SECONDS = /^\d+$/;
@@ -74,7 +78,7 @@ export async function verifyWebhook({
     const digest = signature.startsWith('v1,') ? fromBase64(signature.slice('v1,'.length)) : undefined;
     // SubtleCrypto compares an HMAC in constant time, which a byte-by-byte comparison here would not.
     if (digest !== undefined && (await crypto.subtle.verify('HMAC', key, digest, signed))) {
-      return parseJson(new TextDecoder().decode(body)) as NewPlant;
+      return parseJson(new TextDecoder().decode(body), WEBHOOK_BODY) as NewPlant;
     }
   }
   throw new WebhookVerificationError('No signature in webhook-signature matches the body and the secret');

@@ -1,0 +1,41 @@
+import { PlantStoreNetworkError, PlantStoreTimeoutError } from './errors.js';
+
+/** A status whose response cannot have a body, which `new Response()` refuses to be given one. */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * `fetch`, given `timeoutMs` for the whole exchange. It reads the answer's
+ * body itself, so that everything that can fail on the way (the connection,
+ * the timeout) fails here, and becomes a {@link PlantStoreNetworkError}.
+ */
+export function transport(
+  fetch: (request: Request) => Promise<Response>,
+  { timeoutMs }: { readonly timeoutMs: number },
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const exchange = `${request.method} ${request.url}`;
+    try {
+      const response = await fetch(new Request(request, { signal }));
+      const body = await response.arrayBuffer();
+      return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, response);
+    } catch (error) {
+      if (signal.aborted) {
+        throw new PlantStoreTimeoutError(`${exchange}: no answer within ${timeoutMs} ms`, { cause: error });
+      }
+      throw new PlantStoreNetworkError(`${exchange}: no answer (${describe(error)})`, { cause: error });
+    }
+  };
+}
+
+/** `fetch failed` alone says little: Node.js keeps the reason (a refused connection, a reset) in its cause. */
+function describe(error: unknown): string {
+  const message = hasMessage(error) ? error.message : String(error);
+  const cause = hasMessage(error) ? error.cause : undefined;
+  return hasMessage(cause) ? `${message}: ${cause.message}` : message;
+}
+
+/** Not `instanceof Error`: what fetch throws may come from another realm (a test sandbox, an iframe). */
+function hasMessage(value: unknown): value is { readonly message: string; readonly cause?: unknown } {
+  return typeof value === 'object' && value !== null && typeof (value as Error).message === 'string';
+}
