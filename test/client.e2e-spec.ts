@@ -12,6 +12,7 @@ import {
   PlantStoreTimeoutError,
   verifyWebhook,
   WebhookVerificationError,
+  type Middleware,
   type NewPlant,
   type PlantStoreClient,
   type VerifyWebhookOptions,
@@ -357,6 +358,60 @@ describe('the TypeScript client, against the service', () => {
     const error = await rejection(client.GET('/plants/{id}', { params: { path: { id: BEYOND_DOUBLES } } }));
     expect(error).toBeInstanceOf(PlantStoreError);
     expect(error).toMatchObject({ status: 404, message: `No plant has the id ${BEYOND_DOUBLES}` });
+  });
+
+  it('passes every call through the middleware that use() adds, until eject() removes it', async () => {
+    const requestId = `trace-${randomUUID()}`;
+    const seen: string[] = [];
+    const tracing: Middleware = {
+      onRequest({ request, schemaPath }) {
+        seen.push(`${request.method} ${schemaPath}`);
+        request.headers.set('X-Request-Id', requestId);
+      },
+      onResponse({ response }) {
+        seen.push(`${response.status} ${response.headers.get('X-Request-Id')}`);
+      },
+    };
+    const traced = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
+    traced.use(tracing);
+
+    await traced.addPlant({ id: 5n, name: 'Fern' });
+    const missing = await rejection(traced.getPlant(6n));
+
+    // The service took the middleware's request id, and answered with it.
+    expect(missing).toMatchObject({ status: 404, requestId });
+    expect(seen).toStrictEqual(['POST /plants', `200 ${requestId}`, 'GET /plants/{id}', `404 ${requestId}`]);
+
+    traced.eject(tracing);
+    await expect(traced.getPlant(5n)).resolves.toStrictEqual({ id: 5n, name: 'Fern' });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('lets middleware answer a call itself, the answer read as the service’s would be', async () => {
+    const cached = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
+    const sent: string[] = [];
+    cached.use(
+      {
+        onRequest: ({ request }) =>
+          request.method === 'GET'
+            ? new Response(`{"id":${INT64_MAX},"name":"From the cache"}`, { status: 200 })
+            : undefined,
+      },
+      {
+        onRequest({ request }) {
+          sent.push(request.method);
+        },
+      },
+    );
+
+    await expect(cached.getPlant(INT64_MAX)).resolves.toStrictEqual({
+      id: INT64_MAX,
+      name: 'From the cache',
+    });
+    await expect(cached.addPlant({ id: 1n, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
+
+    // The first middleware answered the read: the second, and the service, never saw it.
+    expect(sent).toStrictEqual(['POST']);
   });
 
   it('walks every page of a listing, following its Link header, with pages()', async () => {

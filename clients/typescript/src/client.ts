@@ -1,4 +1,4 @@
-import createClient from 'openapi-fetch';
+import createClient, { type Middleware } from 'openapi-fetch';
 import type { HttpMethod } from 'openapi-typescript-helpers';
 
 import { PlantStoreError } from './errors.js';
@@ -37,6 +37,15 @@ export interface PlantStoreClientOptions {
  * shorthands over them.
  */
 export interface PlantStoreClient extends Operations {
+  /**
+   * Adds openapi-fetch middleware, which every call goes through after
+   * those added before: `onRequest` may change the request or answer it,
+   * `onResponse` may change the answer, `onError` may turn a failure into
+   * an answer. A call may bring its own too (`middleware`).
+   */
+  use(...middleware: Middleware[]): void;
+  /** Removes middleware that `use` added. */
+  eject(...middleware: Middleware[]): void;
   /**
    * Every page of a listing, in order: a `GET` that answers a page, sent
    * again with the query of its answer's `Link: <…>; rel="next"` until an
@@ -173,6 +182,8 @@ export function createPlantStoreClient({
 
   return {
     ...operations,
+    use: (...middleware) => api.use(...middleware),
+    eject: (...middleware) => api.eject(...middleware),
 
     async addPlant(newPlant) {
       const body = { ...newPlant, id: toInt64(newPlant.id, 'id') };

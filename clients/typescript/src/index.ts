@@ -19,3 +19,4 @@ export type {
 } from './types.js';
 export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions } from './webhook.js';
 export type { components, paths, webhooks } from './generated/openapi.js';
+export type { Middleware, MiddlewareCallbackParams } from 'openapi-fetch';
