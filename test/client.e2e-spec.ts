@@ -27,6 +27,7 @@ import { closeAll } from './support/cleanup.js';
 import { plantRow, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
+import { JwtIssuer } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { startTestApp, type TestApp } from './support/app.js';
@@ -365,7 +366,8 @@ describe('the TypeScript client, against the service', () => {
     const seen: string[] = [];
     const tracing: Middleware = {
       onRequest({ request, schemaPath }) {
-        seen.push(`${request.method} ${schemaPath}`);
+        // The client's token is added after middleware: what logs requests cannot log it.
+        seen.push(`${request.method} ${schemaPath} ${request.headers.get('Authorization')}`);
         request.headers.set('X-Request-Id', requestId);
       },
       onResponse({ response }) {
@@ -380,7 +382,12 @@ describe('the TypeScript client, against the service', () => {
 
     // The service took the middleware's request id, and answered with it.
     expect(missing).toMatchObject({ status: 404, requestId });
-    expect(seen).toStrictEqual(['POST /plants', `200 ${requestId}`, 'GET /plants/{id}', `404 ${requestId}`]);
+    expect(seen).toStrictEqual([
+      'POST /plants null',
+      `200 ${requestId}`,
+      'GET /plants/{id} null',
+      `404 ${requestId}`,
+    ]);
 
     traced.eject(tracing);
     await expect(traced.getPlant(5n)).resolves.toStrictEqual({ id: 5n, name: 'Fern' });
@@ -426,6 +433,57 @@ describe('the TypeScript client, against the service', () => {
       [4n, BEYOND_DOUBLES],
     ]);
     expect(pages[1][1]).toStrictEqual({ id: BEYOND_DOUBLES, name: `Plant ${BEYOND_DOUBLES}`, tag: 'aroid' });
+  });
+});
+
+describe('a token from a function, against a service that takes expiring JWTs', () => {
+  let issuer: JwtIssuer;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+    testApp = await startTestApp(issuer.serviceEnv);
+  });
+
+  afterAll(async () => {
+    await closeAll(
+      () => testApp?.close(),
+      () => issuer?.stop(),
+    );
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+  });
+
+  it('is asked for a token for every request, and may answer asynchronously', async () => {
+    const issued: string[] = [];
+    const client = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: async () => {
+        const token = await issuer.token({ jti: randomUUID() }, { expiresIn: '1m' });
+        issued.push(token);
+        return token;
+      },
+    });
+
+    await client.addPlant({ id: 1n, name: 'Fern' });
+    await client.updatePlant(1n, { tag: 'x' });
+    await expect(client.getPlant(1n)).resolves.toStrictEqual({ id: 1n, name: 'Fern', tag: 'x' });
+
+    expect(issued).toHaveLength(3);
+    expect(new Set(issued).size).toBe(3);
+  });
+
+  it('sends the token the function gives now: once an expired one is replaced, calls pass again', async () => {
+    let current = await issuer.token({ exp: Math.floor(Date.now() / 1000) - 600 });
+    const client = createPlantStoreClient({ baseUrl: testApp.url, token: () => current });
+
+    const expired = await rejection(client.addPlant({ id: 1n, name: 'Fern' }));
+    expect(expired).toMatchObject({ status: 401, message: 'The bearer token is invalid or expired' });
+
+    current = await issuer.token();
+    await expect(client.addPlant({ id: 1n, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
   });
 });
 

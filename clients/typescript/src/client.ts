@@ -7,7 +7,7 @@ import type { paths } from './generated/openapi.js';
 import { toInt64, type Int64Input } from './int64.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { Call, Operations, Pages } from './operations.js';
-import { transport } from './transport.js';
+import { transport, type TokenSource } from './transport.js';
 import type {
   ListPlantsOptions,
   NewPlant,
@@ -22,8 +22,12 @@ import type {
 export interface PlantStoreClientOptions {
   /** Where the service is, such as `https://plants.example.com` (a path prefix is kept). */
   readonly baseUrl: string;
-  /** A bearer token the service accepts. */
-  readonly token: string;
+  /**
+   * A bearer token the service accepts, or a function that gives one (it
+   * may be async): called for every request sent, so that it can hand out a
+   * fresh token before the last one expires.
+   */
+  readonly token: TokenSource;
   /** The fetch to send requests with: `globalThis.fetch` when left out. */
   readonly fetch?: (request: Request) => Promise<Response>;
   /** How long a request may take, its answer's body included, in milliseconds (10 000 when left out). */
@@ -39,9 +43,10 @@ export interface PlantStoreClientOptions {
 export interface PlantStoreClient extends Operations {
   /**
    * Adds openapi-fetch middleware, which every call goes through after
-   * those added before: `onRequest` may change the request or answer it,
-   * `onResponse` may change the answer, `onError` may turn a failure into
-   * an answer. A call may bring its own too (`middleware`).
+   * those added before: `onRequest` may change the request (which does not
+   * carry the client's token yet: none is logged by mistake) or answer it,
+   * `onResponse` may change the answer, `onError` may turn a failure into an
+   * answer. A call may bring its own too (`middleware`).
    */
   use(...middleware: Middleware[]): void;
   /** Removes middleware that `use` added. */
@@ -108,13 +113,8 @@ export function createPlantStoreClient({
   fetch = globalThis.fetch,
   timeoutMs = 10_000,
 }: PlantStoreClientOptions): PlantStoreClient {
-  const send = (through: (request: Request) => Promise<Response>) => transport(through, { timeoutMs });
-  const api = createClient<paths>({
-    baseUrl,
-    headers: { Authorization: `Bearer ${token}` },
-    fetch: send(fetch),
-    bodySerializer: serializeBody,
-  });
+  const send = (through: (request: Request) => Promise<Response>) => transport(through, { token, timeoutMs });
+  const api = createClient<paths>({ baseUrl, fetch: send(fetch), bodySerializer: serializeBody });
   // The typing is the calls' own (Operations): this one place sends any of them.
   const request = api.request as (
     method: HttpMethod,
@@ -131,7 +131,7 @@ export function createPlantStoreClient({
       const parseAs = init.parseAs ?? 'json';
       const { data, error, response } = await request(method.toLowerCase() as HttpMethod, path, {
         ...init,
-        // A call's own fetch is given the same timeout.
+        // A call's own fetch is sent the same way: token, timeout.
         fetch: init.fetch === undefined ? undefined : send(init.fetch),
         parseAs: parseAs === 'json' ? 'text' : parseAs,
       });

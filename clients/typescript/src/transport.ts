@@ -1,22 +1,31 @@
 import { PlantStoreNetworkError, PlantStoreTimeoutError } from './errors.js';
 
+/** A bearer token, or what gives one: called for every request sent, so that an expiring token can be renewed. */
+export type TokenSource = string | (() => string | Promise<string>);
+
 /** A status whose response cannot have a body, which `new Response()` refuses to be given one. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
- * `fetch`, given `timeoutMs` for the whole exchange. It reads the answer's
- * body itself, so that everything that can fail on the way (the connection,
- * the timeout) fails here, and becomes a {@link PlantStoreNetworkError}.
+ * `fetch`, as the client sends each request with: its bearer token added
+ * (unless the request carries an `Authorization` of its own), and given
+ * `timeoutMs` for the whole exchange. It reads the answer's body itself, so
+ * that everything that can fail on the way (the connection, the timeout)
+ * fails here, and becomes a {@link PlantStoreNetworkError}.
  */
 export function transport(
   fetch: (request: Request) => Promise<Response>,
-  { timeoutMs }: { readonly timeoutMs: number },
+  { token, timeoutMs }: { readonly token: TokenSource; readonly timeoutMs: number },
 ): (request: Request) => Promise<Response> {
   return async (request) => {
+    const headers = new Headers(request.headers);
+    if (!headers.has('Authorization')) {
+      headers.set('Authorization', `Bearer ${typeof token === 'string' ? token : await token()}`);
+    }
     const signal = AbortSignal.timeout(timeoutMs);
     const exchange = `${request.method} ${request.url}`;
     try {
-      const response = await fetch(new Request(request, { signal }));
+      const response = await fetch(new Request(request, { headers, signal }));
       const body = await response.arrayBuffer();
       return new Response(NULL_BODY_STATUSES.has(response.status) ? null : body, response);
     } catch (error) {
