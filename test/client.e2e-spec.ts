@@ -60,6 +60,31 @@ async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
   return items;
 }
 
+/**
+ * Runs `work` while a transaction of the test's own holds an exclusive lock
+ * on the plants table: the service's reads wait for it until their
+ * statement timeout (1 s).
+ */
+async function withPlantsLocked<T>(testApp: TestApp, work: () => Promise<T>): Promise<T> {
+  const locker = await testApp.db.connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
+    return await work();
+  } finally {
+    await locker.query('ROLLBACK');
+    locker.release();
+  }
+}
+
+/** How many statements of the test database wait for a lock. */
+async function readsWaitingOnLocks(testApp: TestApp): Promise<number> {
+  const { rows } = await testApp.db.query<{ waiting: number }>(
+    "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
+  return rows[0].waiting;
+}
+
 describe('the TypeScript client, against the service', () => {
   let testApp: TestApp;
   let client: PlantStoreClient;
@@ -288,23 +313,89 @@ describe('the TypeScript client, against the service', () => {
 
   it('throws a PlantStoreTimeoutError, not a PlantStoreError, when the answer takes longer than timeoutMs', async () => {
     const impatient = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN, timeoutMs: 200 });
-    // A lock on the table holds the service's read until its statement timeout (1 s), after the client's.
-    const locker = await testApp.db.connect();
-    try {
-      await locker.query('BEGIN');
-      await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');
 
-      const error = await rejection(impatient.getPlant(1n));
+    const error = await withPlantsLocked(testApp, () => rejection(impatient.getPlant(1n)));
 
-      expect(error).toBeInstanceOf(PlantStoreTimeoutError);
-      expect(error).toBeInstanceOf(PlantStoreNetworkError);
-      expect(error).not.toBeInstanceOf(PlantStoreError);
-      expect((error as Error).message).toBe(`GET ${testApp.url}/plants/1: no answer within 200 ms`);
-      expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
-    } finally {
-      await locker.query('ROLLBACK');
-      locker.release();
-    }
+    expect(error).toBeInstanceOf(PlantStoreTimeoutError);
+    expect(error).toBeInstanceOf(PlantStoreNetworkError);
+    expect(error).not.toBeInstanceOf(PlantStoreError);
+    expect((error as Error).message).toBe(`GET ${testApp.url}/plants/1: no answer within 200 ms`);
+    expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('stops a call when its own signal aborts, with the signal’s reason, while the service is answering', async () => {
+    const controller = new AbortController();
+    const reason = new Error('The user left the page');
+
+    const error = await withPlantsLocked(testApp, async () => {
+      const call = rejection(client.getPlant(1n, { signal: controller.signal }));
+      // The request has reached the service: its read waits for the lock.
+      await eventually(async () => (await readsWaitingOnLocks(testApp)) > 0);
+      controller.abort(reason);
+      return call;
+    });
+
+    expect(error).toBe(reason);
+  });
+
+  it('keeps timeoutMs for a call that brings a signal of its own', async () => {
+    const impatient = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN, timeoutMs: 200 });
+    const signal = new AbortController().signal;
+
+    const error = await withPlantsLocked(testApp, () => rejection(impatient.getPlant(1n, { signal })));
+
+    expect(error).toBeInstanceOf(PlantStoreTimeoutError);
+    expect(signal.aborted).toBe(false);
+  });
+
+  it('sends nothing, and asks for no token, for a call whose signal has already aborted', async () => {
+    const sent: string[] = [];
+    let tokensAskedFor = 0;
+    const watched = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: () => {
+        tokensAskedFor++;
+        return TEST_TOKEN;
+      },
+      fetch: (request) => {
+        sent.push(request.url);
+        return fetch(request);
+      },
+    });
+    const reason = new Error('Cancelled');
+
+    await expect(
+      watched.addPlant({ id: 1n, name: 'Fern' }, { signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
+
+    expect(sent).toStrictEqual([]);
+    expect(tokensAskedFor).toBe(0);
+    expect(await plantRow(testApp.db, 1n)).toBeUndefined();
+  });
+
+  it('sends the headers a call brings; an Authorization among them instead of the client’s token', async () => {
+    const requestId = `call-${randomUUID()}`;
+    const sent: Array<[string | null, string | null]> = [];
+    const watched = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token: TEST_TOKEN,
+      fetch: (request) => {
+        sent.push([request.headers.get('X-Request-Id'), request.headers.get('Content-Type')]);
+        return fetch(request);
+      },
+    });
+
+    const missing = await rejection(
+      watched.updatePlant(1n, { name: 'Fern' }, { headers: { 'X-Request-Id': requestId } }),
+    );
+    expect(missing).toMatchObject({ status: 404, requestId });
+    // The merge patch's media type stays.
+    expect(sent).toStrictEqual([[requestId, 'application/merge-patch+json']]);
+
+    const stranger = await rejection(
+      watched.listPlants({ headers: { Authorization: 'Bearer not-a-token-the-service-knows' } }),
+    );
+    expect(stranger).toMatchObject({ status: 401 });
   });
 
   it('throws a PlantStoreNetworkError, with the cause, when the service cannot be reached', async () => {

@@ -1,4 +1,4 @@
-import createClient, { type Middleware } from 'openapi-fetch';
+import createClient, { mergeHeaders, type Middleware } from 'openapi-fetch';
 import type { HttpMethod } from 'openapi-typescript-helpers';
 
 import { PlantStoreError } from './errors.js';
@@ -9,6 +9,7 @@ import { parseJson, stringifyJson } from './json.js';
 import type { Call, Operations, Pages } from './operations.js';
 import { transport, type TokenSource } from './transport.js';
 import type {
+  CallOptions,
   ListPlantsOptions,
   NewPlant,
   NewPlantInput,
@@ -30,7 +31,11 @@ export interface PlantStoreClientOptions {
   readonly token: TokenSource;
   /** The fetch to send requests with: `globalThis.fetch` when left out. */
   readonly fetch?: (request: Request) => Promise<Response>;
-  /** How long a request may take, its answer's body included, in milliseconds (10 000 when left out). */
+  /**
+   * How long a request may take, its answer's body included, in
+   * milliseconds (10 000 when left out). A call's own `signal` may end it
+   * sooner.
+   */
   readonly timeoutMs?: number;
 }
 
@@ -59,32 +64,36 @@ export interface PlantStoreClient extends Operations {
   pages: Pages;
 
   /** Stores a plant, or finds exactly this plant already stored; answers it without its id. */
-  addPlant(newPlant: NewPlantInput): Promise<Plant>;
+  addPlant(newPlant: NewPlantInput, options?: CallOptions): Promise<Plant>;
   /** The plant stored under `id` (a 404 {@link PlantStoreError} when there is none). */
-  getPlant(id: Int64Input): Promise<NewPlant>;
+  getPlant(id: Int64Input, options?: CallOptions): Promise<NewPlant>;
   /**
    * The plant stored under `id`, and its ETag: what `updatePlant` and
    * `deletePlant` take as `ifMatch`, so that they change it only if no one
    * else has since.
    */
-  getPlantWithEtag(id: Int64Input): Promise<PlantWithEtag>;
+  getPlantWithEtag(id: Int64Input, options?: CallOptions): Promise<PlantWithEtag>;
   /**
    * Changes the plant stored under `id` by a JSON Merge Patch: the members
    * given are set, `tag: null` removes the tag. Answers the plant as stored
    * now and its new ETag. With `ifMatch`, a plant changed since that ETag
    * was read is left alone: a {@link PlantStorePreconditionFailedError}.
    */
-  updatePlant(id: Int64Input, patch: PlantPatch, precondition?: Precondition): Promise<PlantWithEtag>;
+  updatePlant(
+    id: Int64Input,
+    patch: PlantPatch,
+    options?: Precondition & CallOptions,
+  ): Promise<PlantWithEtag>;
   /** One page of plants, in id order, and where the next one starts. */
-  listPlants(options?: ListPlantsOptions): Promise<PlantPage>;
+  listPlants(options?: ListPlantsOptions & CallOptions): Promise<PlantPage>;
   /** Every plant (with the tag, when one is given), in id order, fetched a page of `limit` at a time. */
-  plants(options?: Omit<ListPlantsOptions, 'after'>): AsyncIterableIterator<NewPlant>;
+  plants(options?: Omit<ListPlantsOptions, 'after'> & CallOptions): AsyncIterableIterator<NewPlant>;
   /**
    * Deletes the plant stored under `id` (a 404 {@link PlantStoreError} when
    * there is none); with `ifMatch`, only if it is still that version (a
    * {@link PlantStorePreconditionFailedError} otherwise).
    */
-  deletePlant(id: Int64Input, precondition?: Precondition): Promise<void>;
+  deletePlant(id: Int64Input, options?: Precondition & CallOptions): Promise<void>;
 }
 
 /** What a call is given, as openapi-fetch takes it; the types come from the document. */
@@ -103,9 +112,9 @@ const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
  * A client of the Plant Store service. Every call throws a
  * {@link PlantStoreError} when the service answers with a failure, a
  * {@link PlantStoreNetworkError} when no answer comes (a
- * {@link PlantStoreTimeoutError} when it does not come in time), and a
- * `RangeError` or `TypeError`, before sending anything, for an id that is
- * not an exact int64.
+ * {@link PlantStoreTimeoutError} when it does not come in time), the
+ * reason of a call's `signal` when it aborts, and a `RangeError` or
+ * `TypeError`, before sending anything, for an id that is not an exact int64.
  */
 export function createPlantStoreClient({
   baseUrl,
@@ -170,13 +179,13 @@ export function createPlantStoreClient({
     pages: pages as Pages,
   };
 
-  async function readPlant(id: Int64Input) {
-    return operations.GET('/plants/{id}', { params: { path: { id: toInt64(id, 'id') } } });
+  async function readPlant(id: Int64Input, { signal, headers }: CallOptions = {}) {
+    return operations.GET('/plants/{id}', { params: { path: { id: toInt64(id, 'id') } }, signal, headers });
   }
 
-  async function listPlants({ limit, after, tag }: ListPlantsOptions = {}) {
+  async function listPlants({ limit, after, tag, signal, headers }: ListPlantsOptions & CallOptions = {}) {
     const query = { limit, after: after === undefined ? undefined : toInt64(after, 'after'), tag };
-    const { data, response } = await operations.GET('/plants', { params: { query } });
+    const { data, response } = await operations.GET('/plants', { params: { query }, signal, headers });
     return { plants: data, next: nextAfter(response) };
   }
 
@@ -185,43 +194,46 @@ export function createPlantStoreClient({
     use: (...middleware) => api.use(...middleware),
     eject: (...middleware) => api.eject(...middleware),
 
-    async addPlant(newPlant) {
+    async addPlant(newPlant, { signal, headers } = {}) {
       const body = { ...newPlant, id: toInt64(newPlant.id, 'id') };
-      return (await operations.POST('/plants', { body })).data;
+      return (await operations.POST('/plants', { body, signal, headers })).data;
     },
 
-    async getPlant(id) {
-      return (await readPlant(id)).data;
+    async getPlant(id, options) {
+      return (await readPlant(id, options)).data;
     },
 
-    async getPlantWithEtag(id) {
-      const { data, response } = await readPlant(id);
+    async getPlantWithEtag(id, options) {
+      const { data, response } = await readPlant(id, options);
       return { plant: data, etag: etagOf(response) };
     },
 
-    async updatePlant(id, patch, { ifMatch } = {}) {
+    async updatePlant(id, patch, { ifMatch, signal, headers } = {}) {
       const { data, response } = await operations.PATCH('/plants/{id}', {
         params: { path: { id: toInt64(id, 'id') }, header: { 'If-Match': ifMatch } },
-        headers: { 'Content-Type': MERGE_PATCH_MEDIA_TYPE },
+        headers: mergeHeaders({ 'Content-Type': MERGE_PATCH_MEDIA_TYPE }, headers),
         body: patch,
+        signal,
       });
       return { plant: data, etag: etagOf(response) };
     },
 
     listPlants,
 
-    async *plants({ limit, tag } = {}) {
+    async *plants({ limit, tag, signal, headers } = {}) {
       let after: bigint | undefined;
       do {
-        const page = await listPlants({ limit, after, tag });
+        const page = await listPlants({ limit, after, tag, signal, headers });
         yield* page.plants;
         after = page.next;
       } while (after !== undefined);
     },
 
-    async deletePlant(id, { ifMatch } = {}) {
+    async deletePlant(id, { ifMatch, signal, headers } = {}) {
       await operations.DELETE('/plants/{id}', {
         params: { path: { id: toInt64(id, 'id') }, header: { 'If-Match': ifMatch } },
+        signal,
+        headers,
       });
     },
   };

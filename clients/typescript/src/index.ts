@@ -9,6 +9,7 @@ export type { Int64Input } from './int64.js';
 export type { Answer, Call, ListingPath, Operations, Pages } from './operations.js';
 export type { TokenSource } from './transport.js';
 export type {
+  CallOptions,
   ListPlantsOptions,
   NewPlant,
   NewPlantInput,

@@ -1,3 +1,5 @@
+import type { HeadersOptions } from 'openapi-fetch';
+
 import type { components } from './generated/openapi.js';
 import type { Int64Input } from './int64.js';
 
@@ -51,4 +53,15 @@ export interface Precondition {
    * Left out, the change is made whatever the version.
    */
   readonly ifMatch?: string;
+}
+
+/** What any call may be given besides its own arguments. */
+export interface CallOptions {
+  /**
+   * Aborts the call: it then rejects with the signal's reason, as `fetch`
+   * does. The client's `timeoutMs` still applies.
+   */
+  readonly signal?: AbortSignal;
+  /** More headers to send (an `Authorization` here is sent instead of the client's token). */
+  readonly headers?: HeadersOptions;
 }
