@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 
 import {
   createPlantStoreClient,
+  isIdempotent,
   PlantStoreError,
   PlantStoreNetworkError,
   PlantStorePreconditionFailedError,
@@ -15,6 +16,7 @@ import {
   type Middleware,
   type NewPlant,
   type PlantStoreClient,
+  type PlantStoreClientOptions,
   type VerifyWebhookOptions,
 } from '../clients/typescript/src/index.js';
 import {
@@ -29,6 +31,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
+import { UnavailableProxy } from './support/unavailable-proxy.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { startTestApp, type TestApp } from './support/app.js';
 
@@ -575,6 +578,172 @@ describe('a token from a function, against a service that takes expiring JWTs', 
 
     current = await issuer.token();
     await expect(client.addPlant({ id: 1n, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
+  });
+});
+
+describe('retries after 429 and 503, against the rate-limited service and a proxy in front of it', () => {
+  /** A token per test: each has a budget of its own, one request per window. */
+  const tokens = Array.from({ length: 7 }, (_, index) => `retry-test-token-${index}-0123456789`);
+  const WINDOW_MS = 2_000;
+  let testApp: TestApp;
+  let proxy: UnavailableProxy;
+
+  /** What each attempt was answered, as the client's fetch saw it. */
+  interface Attempt {
+    readonly status: number;
+    readonly retryAfter: string | null;
+    readonly at: number;
+  }
+
+  /** A client with `token`, whose fetch records each attempt, with its other options as given. */
+  function recordingClient(
+    token: string,
+    options: Partial<PlantStoreClientOptions> = {},
+  ): { client: PlantStoreClient; attempts: Attempt[] } {
+    const attempts: Attempt[] = [];
+    const client = createPlantStoreClient({
+      baseUrl: testApp.url,
+      token,
+      fetch: async (request) => {
+        const response = await fetch(request);
+        attempts.push({
+          status: response.status,
+          retryAfter: response.headers.get('Retry-After'),
+          at: Date.now(),
+        });
+        return response;
+      },
+      ...options,
+    });
+    return { client, attempts };
+  }
+
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      AUTH_TOKENS: [TEST_TOKEN, ...tokens].join(','),
+      RATE_LIMIT_PER_TOKEN: '1',
+      RATE_LIMIT_TOKEN_WINDOW_MS: String(WINDOW_MS),
+    });
+    proxy = await UnavailableProxy.start(testApp.url);
+  });
+
+  afterAll(async () => {
+    await closeAll(
+      () => proxy?.stop(),
+      () => testApp?.close(),
+    );
+  });
+
+  beforeEach(async () => {
+    await truncateAll(testApp.db);
+    proxy.received.length = 0;
+    proxy.unavailable = 0;
+  });
+
+  it('waits out the Retry-After of a 429, asks for a token again, and creates the plant once', async () => {
+    let tokensAskedFor = 0;
+    const { client, attempts } = recordingClient(tokens[0], {
+      token: () => {
+        tokensAskedFor++;
+        return tokens[0];
+      },
+    });
+    await client.addPlant({ id: 1n, name: 'Fern' });
+
+    // POST /plants carries the client's id: sending it again cannot make a second plant.
+    await expect(client.addPlant({ id: 2n, name: 'Cactus' })).resolves.toStrictEqual({ name: 'Cactus' });
+
+    expect(attempts.map((attempt) => attempt.status)).toStrictEqual([200, 429, 200]);
+    const [, refused, retried] = attempts;
+    expect(Number(refused.retryAfter)).toBeGreaterThan(0);
+    // Not sent again before the service said to (a timer may fire a few milliseconds early by the wall clock).
+    expect(retried.at - refused.at).toBeGreaterThanOrEqual(Number(refused.retryAfter) * 1000 - 50);
+    expect(tokensAskedFor).toBe(3);
+    expect(await plantRow(testApp.db, 2n)).toMatchObject({ name: 'Cactus' });
+  });
+
+  it('sends a call that is not idempotent (a PATCH) once, unless told it may be sent again', async () => {
+    const { client, attempts } = recordingClient(tokens[1]);
+    await client.addPlant({ id: 1n, name: 'Fern' });
+
+    const refused = await rejection(client.updatePlant(1n, { tag: 'x' }));
+    expect(refused).toBeInstanceOf(PlantStoreError);
+    expect(refused).toMatchObject({ status: 429 });
+    expect(attempts.map((attempt) => attempt.status)).toStrictEqual([200, 429]);
+
+    const { client: bolder, attempts: bolderAttempts } = recordingClient(tokens[1], {
+      retry: { retryable: (request) => isIdempotent(request) || request.method === 'PATCH' },
+    });
+    await expect(bolder.updatePlant(1n, { tag: 'x' })).resolves.toMatchObject({ plant: { tag: 'x' } });
+    expect(bolderAttempts.map((attempt) => attempt.status)).toStrictEqual([429, 200]);
+  });
+
+  it('throws a 429 at once when its Retry-After is longer than maxDelayMs', async () => {
+    const { client, attempts } = recordingClient(tokens[2], { retry: { maxDelayMs: 500 } });
+    await client.addPlant({ id: 1n, name: 'Fern' });
+
+    const refused = await rejection(client.getPlant(1n));
+
+    expect(refused).toMatchObject({ status: 429, message: expect.stringMatching(/^Too many requests/) });
+    expect(attempts.map((attempt) => attempt.status)).toStrictEqual([200, 429]);
+  });
+
+  it('sends every call once with retry: false', async () => {
+    const { client, attempts } = recordingClient(tokens[3], { retry: false });
+    await client.addPlant({ id: 1n, name: 'Fern' });
+
+    await expect(rejection(client.getPlant(1n))).resolves.toMatchObject({ status: 429 });
+    expect(attempts.map((attempt) => attempt.status)).toStrictEqual([200, 429]);
+  });
+
+  it('sends a call again after a 503 whose Retry-After is a date', async () => {
+    const client = createPlantStoreClient({ baseUrl: proxy.url, token: tokens[4] });
+    proxy.unavailable = 1;
+    proxy.retryAfter = () => new Date(Date.now() + 1000).toUTCString();
+
+    await expect(client.addPlant({ id: 1n, name: 'Fern' })).resolves.toStrictEqual({ name: 'Fern' });
+
+    expect(proxy.received).toStrictEqual(['POST /plants', 'POST /plants']);
+    expect(await plantRow(testApp.db, 1n)).toMatchObject({ name: 'Fern' });
+  });
+
+  it('throws the last 503 after `attempts` attempts', async () => {
+    const client = createPlantStoreClient({ baseUrl: proxy.url, token: tokens[5], retry: { attempts: 2 } });
+    proxy.unavailable = 5;
+    proxy.retryAfter = () => '0';
+
+    const error = await rejection(client.getPlant(1n));
+
+    expect(error).toMatchObject({ status: 503, message: 'No instance is ready; retry later' });
+    expect(proxy.received).toHaveLength(2);
+  });
+
+  it('stops waiting to retry when the call’s signal aborts, with its reason', async () => {
+    let answered = 0;
+    const client = createPlantStoreClient({
+      baseUrl: proxy.url,
+      token: tokens[6],
+      // Longer than the test may take: only the signal can end this wait.
+      retry: { maxDelayMs: 600_000 },
+      fetch: async (request) => {
+        const response = await fetch(request);
+        // Counted once the whole answer is in: the client is then waiting to retry, not reading.
+        const body = await response.arrayBuffer();
+        answered++;
+        return new Response(body, response);
+      },
+    });
+    proxy.unavailable = 1;
+    proxy.retryAfter = () => '300';
+    const controller = new AbortController();
+    const reason = new Error('Not worth waiting for');
+
+    const call = rejection(client.getPlant(1n, { signal: controller.signal }));
+    await eventually(() => answered === 1);
+    controller.abort(reason);
+
+    await expect(call).resolves.toBe(reason);
+    expect(proxy.received).toHaveLength(1);
   });
 });
 

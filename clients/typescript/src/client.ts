@@ -7,7 +7,7 @@ import type { paths } from './generated/openapi.js';
 import { toInt64, type Int64Input } from './int64.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { Call, Operations, Pages } from './operations.js';
-import { transport, type TokenSource } from './transport.js';
+import { transport, type RetryOptions, type TokenSource } from './transport.js';
 import type {
   CallOptions,
   ListPlantsOptions,
@@ -25,18 +25,24 @@ export interface PlantStoreClientOptions {
   readonly baseUrl: string;
   /**
    * A bearer token the service accepts, or a function that gives one (it
-   * may be async): called for every request sent, so that it can hand out a
-   * fresh token before the last one expires.
+   * may be async): called for every request sent, retries included, so
+   * that it can hand out a fresh token before the last one expires.
    */
   readonly token: TokenSource;
   /** The fetch to send requests with: `globalThis.fetch` when left out. */
   readonly fetch?: (request: Request) => Promise<Response>;
   /**
-   * How long a request may take, its answer's body included, in
+   * How long one attempt may take, its answer's body included, in
    * milliseconds (10 000 when left out). A call's own `signal` may end it
    * sooner.
    */
   readonly timeoutMs?: number;
+  /**
+   * Sending a call again after a 429 or a 503, once the pause its
+   * `Retry-After` asks for is over: the idempotent calls, up to 3 attempts,
+   * pausing at most 10 s, when left out; `false` sends every call once.
+   */
+  readonly retry?: RetryOptions | false;
 }
 
 /**
@@ -50,8 +56,9 @@ export interface PlantStoreClient extends Operations {
    * Adds openapi-fetch middleware, which every call goes through after
    * those added before: `onRequest` may change the request (which does not
    * carry the client's token yet: none is logged by mistake) or answer it,
-   * `onResponse` may change the answer, `onError` may turn a failure into an
-   * answer. A call may bring its own too (`middleware`).
+   * `onResponse` may change the answer (the last one, after any retry),
+   * `onError` may turn a failure into an answer. A call may bring its own
+   * too (`middleware`).
    */
   use(...middleware: Middleware[]): void;
   /** Removes middleware that `use` added. */
@@ -121,8 +128,10 @@ export function createPlantStoreClient({
   token,
   fetch = globalThis.fetch,
   timeoutMs = 10_000,
+  retry = {},
 }: PlantStoreClientOptions): PlantStoreClient {
-  const send = (through: (request: Request) => Promise<Response>) => transport(through, { token, timeoutMs });
+  const send = (through: (request: Request) => Promise<Response>) =>
+    transport(through, { baseUrl, token, timeoutMs, retry });
   const api = createClient<paths>({ baseUrl, fetch: send(fetch), bodySerializer: serializeBody });
   // The typing is the calls' own (Operations): this one place sends any of them.
   const request = api.request as (
@@ -140,7 +149,7 @@ export function createPlantStoreClient({
       const parseAs = init.parseAs ?? 'json';
       const { data, error, response } = await request(method.toLowerCase() as HttpMethod, path, {
         ...init,
-        // A call's own fetch is sent the same way: token, timeout.
+        // A call's own fetch is sent the same way: token, timeout, retries.
         fetch: init.fetch === undefined ? undefined : send(init.fetch),
         parseAs: parseAs === 'json' ? 'text' : parseAs,
       });

@@ -7,7 +7,7 @@ export {
 } from './errors.js';
 export type { Int64Input } from './int64.js';
 export type { Answer, Call, ListingPath, Operations, Pages } from './operations.js';
-export type { TokenSource } from './transport.js';
+export { isIdempotent, type RetryCandidate, type RetryOptions, type TokenSource } from './transport.js';
 export type {
   CallOptions,
   ListPlantsOptions,

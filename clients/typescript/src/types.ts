@@ -59,7 +59,8 @@ export interface Precondition {
 export interface CallOptions {
   /**
    * Aborts the call: it then rejects with the signal's reason, as `fetch`
-   * does. The client's `timeoutMs` still applies.
+   * does, whether it was waiting for an answer or for a retry. The client's
+   * `timeoutMs` still applies to each attempt.
    */
   readonly signal?: AbortSignal;
   /** More headers to send (an `Authorization` here is sent instead of the client's token). */
