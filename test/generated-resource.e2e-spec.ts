@@ -146,7 +146,7 @@ async function freeName(copy: string): Promise<{ name: string; singular: string;
  * (bigints as `<digits>n`).
  */
 function clientCall(name: string): string {
-  return `import { createPlantStoreClient } from './clients/typescript/dist/index.js';
+  return `import { createPlantStoreClient } from './clients/typescript/dist/esm/index.js';
 
 const client = createPlantStoreClient({
   baseUrl: process.env.PLANT_STORE_URL!,
