@@ -12,6 +12,7 @@ export default tseslint.config(
       'bench/results/',
       'clients/typescript/dist/',
       'clients/typescript/src/generated/',
+      'clients/typescript/examples/hey-api/generated/',
     ],
   },
   js.configs.recommended,

@@ -3,16 +3,22 @@
  * - src/generated/openapi.ts, the types, with openapi-typescript (int64s typed
  *   as bigints);
  * - src/generated/int64.ts, where each JSON answer holds int64s, so that the
- *   client reads exactly those as bigints, whatever the operation.
+ *   client reads exactly those as bigints, whatever the operation;
+ * - examples/hey-api/generated/, the client @hey-api/openapi-ts generates
+ *   (its fetch client, int64s typed and converted as bigints), which
+ *   docs/client.md shows keeping ids exact.
  * `--check` writes nothing and fails when a committed file is not what
  * generation gives, so that a change to the interface cannot go unnoticed by
- * the client.
+ * the client, nor by the example.
  *
  * Usage (from the repository's root): npm run generate --workspace @plant-store/client [-- --check]
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { createClient as heyApi } from '@hey-api/openapi-ts';
 import { load } from 'js-yaml';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
@@ -20,6 +26,7 @@ import ts from 'typescript';
 const DOCUMENT = new URL('../../../openapi.yaml', import.meta.url);
 const TYPES = new URL('../src/generated/openapi.ts', import.meta.url);
 const INT64S = new URL('../src/generated/int64.ts', import.meta.url);
+const HEY_API = fileURLToPath(new URL('../examples/hey-api/generated', import.meta.url));
 const COMMAND = 'npm run generate --workspace @plant-store/client';
 
 const header = (tool) => `/**
@@ -183,20 +190,69 @@ export const webhooks: Readonly<Record<string, Int64Shape>> = ${constant(webhook
 `;
 }
 
-const outputs = [
-  [TYPES, await generateTypes()],
-  [INT64S, await generateInt64s()],
-];
-if (process.argv.includes('--check')) {
-  for (const [file, generated] of outputs) {
-    const committed = await readFile(file, 'utf8').catch(() => '');
-    if (committed !== generated) {
-      process.stderr.write(`${fileURLToPath(file)} is not in step with openapi.yaml: run \`${COMMAND}\`\n`);
-      process.exitCode = 1;
+/** The client @hey-api/openapi-ts generates, as its files (by path below its folder) hold it. */
+async function generateHeyApi() {
+  const scratch = await mkdtemp(join(tmpdir(), 'plant-store-hey-api-'));
+  try {
+    await heyApi({
+      input: fileURLToPath(DOCUMENT),
+      // Imports name the .ts files, so that Node.js runs the example as it is (its types stripped).
+      output: { path: scratch, module: { extension: '.ts' } },
+      plugins: [
+        '@hey-api/client-fetch',
+        // int64s typed as bigints, and converted to them after parsing (exactly, with examples/hey-api's hook).
+        { name: '@hey-api/transformers', bigInt: true },
+        { name: '@hey-api/sdk', transformer: true },
+      ],
+      logs: { level: 'silent', file: false },
+    });
+    return await readTree(scratch);
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Every file below `folder`, by its path there, and its text. */
+async function readTree(folder) {
+  const files = new Map();
+  for (const entry of await readdir(folder, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) {
+      const path = join(entry.parentPath, entry.name);
+      files.set(path.slice(folder.length + 1), await readFile(path, 'utf8'));
     }
   }
+  return files;
+}
+
+const files = [
+  [fileURLToPath(TYPES), await generateTypes()],
+  [fileURLToPath(INT64S), await generateInt64s()],
+];
+const heyApiFiles = await generateHeyApi();
+
+if (process.argv.includes('--check')) {
+  const stale = [];
+  for (const [file, generated] of files) {
+    if ((await readFile(file, 'utf8').catch(() => '')) !== generated) {
+      stale.push(file);
+    }
+  }
+  const committed = await readTree(HEY_API).catch(() => new Map());
+  const paths = new Set([...committed.keys(), ...heyApiFiles.keys()]);
+  if ([...paths].some((path) => committed.get(path) !== heyApiFiles.get(path))) {
+    stale.push(HEY_API);
+  }
+  for (const file of stale) {
+    process.stderr.write(`${file} is not in step with openapi.yaml: run \`${COMMAND}\`\n`);
+  }
+  process.exitCode = stale.length > 0 ? 1 : 0;
 } else {
-  for (const [file, generated] of outputs) {
+  for (const [file, generated] of files) {
     await writeFile(file, generated);
+  }
+  await rm(HEY_API, { recursive: true, force: true });
+  for (const [path, text] of heyApiFiles) {
+    await mkdir(dirname(join(HEY_API, path)), { recursive: true });
+    await writeFile(join(HEY_API, path), text);
   }
 }
