@@ -60,14 +60,14 @@ export function isIdempotent({ method, path }: RetryCandidate): boolean {
 }
 
 /**
- * `fetch`, as the client sends each request with: its bearer token added
- * (unless the request carries an `Authorization` of its own), given
- * `timeoutMs` for the whole exchange or less if the request's own signal
- * aborts first, and sent again after a 429 or a 503 as `retry` says. It reads
- * the answer's body itself, so that everything that can fail on the way (the
- * connection, the timeout) fails here, and becomes a
- * {@link PlantStoreNetworkError}; the request's own signal aborting rejects
- * with its reason, as `fetch` does.
+ * `fetch`, as the client sends each request with: sent again after a 429 or
+ * a 503 as `retry` says, each attempt with a bearer token asked for anew
+ * (unless the request carries an `Authorization` of its own) and given
+ * `timeoutMs` for its whole exchange, or less if the request's own signal
+ * aborts first. It reads the answer's body itself, so that everything that
+ * can fail on the way (the connection, the timeout) fails here, and becomes
+ * a {@link PlantStoreNetworkError}; the request's own signal aborting
+ * rejects with its reason, as `fetch` does.
  */
 export function transport(
   fetch: (request: Request) => Promise<Response>,
