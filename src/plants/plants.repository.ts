@@ -19,6 +19,11 @@ export interface PlantRecord {
   readonly tag: string | null;
 }
 
+/** A stored plant and its version (its ETag). */
+export interface StoredPlant extends PlantRecord {
+  readonly version: number;
+}
+
 /** What a create found: its plant stored now, or the plant its id held already. */
 export interface CreateOutcome {
   readonly created: boolean;
@@ -54,13 +59,14 @@ const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavaila
  * (docs/performance.md#batched-reads-and-writes). Reads by id and pages may go
  * to a replica. A change records its webhook events in the same transaction.
  *
- * Reads by id and creates are TypeORM's `find` and `insert … orIgnore()`;
- * pages and patches, which TypeORM's query builder cannot batch (a keyset
- * scan per page, one `UPDATE` for many rows), are written out below.
+ * Each batch is one statement written out below, run with TypeORM's
+ * `manager.query()`: TypeORM's query builder cannot say some of them (a
+ * keyset scan per page, one `UPDATE` for many rows), and building the others
+ * with it costs more than the statement on these routes.
  */
 @Injectable()
 export class PlantsRepository {
-  private readonly byId = new BatchLoader<string, Plant | null>((ids) => this.findByIds(ids), {
+  private readonly byId = new BatchLoader<string, StoredPlant | null>((ids) => this.findByIds(ids), {
     ...READS,
     span: 'plants batch read',
   });
@@ -69,7 +75,7 @@ export class PlantsRepository {
     (plants, callers) => this.createAll(plants, callers),
     { ...WRITES, span: 'plants batch insert' },
   );
-  private readonly updates = new BatchLoader<PendingUpdate, Plant | null>(
+  private readonly updates = new BatchLoader<PendingUpdate, StoredPlant | null>(
     (updates, callers) => this.updateAll(updates, callers),
     { ...WRITES, span: 'plants batch update' },
   );
@@ -81,7 +87,7 @@ export class PlantsRepository {
   ) {}
 
   /** The plant under this id, with its version; null when there is none. */
-  findById(id: string): Promise<Plant | null> {
+  findById(id: string): Promise<StoredPlant | null> {
     return this.byId.load(id);
   }
 
@@ -114,18 +120,13 @@ export class PlantsRepository {
    * `plant.updated`; answers the plant as it is now, or null when there is
    * none. A plant at another version throws `PreconditionFailedError`.
    */
-  update(id: string, changes: PlantChanges, precondition?: WritePrecondition): Promise<Plant | null> {
+  update(id: string, changes: PlantChanges, precondition?: WritePrecondition): Promise<StoredPlant | null> {
     return this.updates.load({ id, changes, precondition });
   }
 
-  private async findByIds(ids: readonly string[]): Promise<Array<Plant | null>> {
-    const found = await this.replicas.read((manager) =>
-      manager.find(Plant, {
-        select: { id: true, name: true, tag: true, version: true },
-        where: { id: In([...new Set(ids)]) },
-      }),
-    );
-    const byId = new Map(found.map((plant) => [plant.id, plant]));
+  private async findByIds(ids: readonly string[]): Promise<Array<StoredPlant | null>> {
+    const rows = await this.replicas.read((manager) => manager.query<StoredPlant[]>(BY_IDS_SQL, [ids]));
+    const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id) ?? null);
   }
 
@@ -192,16 +193,13 @@ export class PlantsRepository {
           first.set(plants[index].id, index);
         }
       }
-      const result = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(Plant)
-        .values([...first.values()].map((index) => plants[index]))
-        .orIgnore()
-        .returning(['id'])
-        .updateEntity(false)
-        .execute();
-      const inserted = new Set((result.raw as Array<{ id: string }>).map((row) => row.id));
+      const sent = [...first.values()].map((index) => plants[index]);
+      const rows = await manager.query<Array<{ id: string }>>(INSERT_SQL, [
+        sent.map(({ id }) => id),
+        sent.map(({ name }) => name),
+        sent.map(({ tag }) => tag),
+      ]);
+      const inserted = new Set(rows.map((row) => row.id));
       await this.outbox.enqueueAll(
         manager,
         [...inserted].map((id) => {
@@ -245,8 +243,8 @@ export class PlantsRepository {
   private async updateAll(
     batch: readonly PendingUpdate[],
     callers: readonly Context[],
-  ): Promise<Array<Plant | null | Error>> {
-    const outcomes = new Array<Plant | null | Error>(batch.length);
+  ): Promise<Array<StoredPlant | null | Error>> {
+    const outcomes = new Array<StoredPlant | null | Error>(batch.length);
     let waiting = batch.map((_, index) => index);
     while (waiting.length > 0) {
       const ids = new Set<string>();
@@ -299,11 +297,11 @@ export class PlantsRepository {
           : [{ type: 'plant.updated', payload: plantView(row), context: callers[index] }],
       ),
     );
-    return rows.map(({ id, name, tag, version, found }): Plant | null | Error => {
+    return rows.map(({ id, name, tag, version, found }): StoredPlant | null | Error => {
       if (version === null) {
         return found ? new PreconditionFailedError() : null;
       }
-      return this.plants.create({ id, name, tag, version });
+      return { id, name, tag, version };
     });
   }
 
@@ -323,6 +321,16 @@ interface PendingUpdate {
   readonly changes: PlantChanges;
   readonly precondition?: WritePrecondition;
 }
+
+/** The plants under these ids (`$1`), with their versions. */
+const BY_IDS_SQL = `SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[])`;
+
+/** Inserts the plants whose ids are free: `$1` the ids, `$2` the names, `$3` the tags; answers the ids inserted. */
+const INSERT_SQL = `
+  INSERT INTO plants (id, name, tag)
+  SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[])
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
 
 /**
  * Pages of one kind: `$1` each page's `after`, `$2` its tag, `$3` the limit

@@ -13,7 +13,7 @@ import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
 import { plantView } from './plant.view.js';
 import { PlantsMetrics } from './plants.metrics.js';
-import { PlantsRepository } from './plants.repository.js';
+import { PlantsRepository, type StoredPlant } from './plants.repository.js';
 
 export interface PlantPage {
   readonly plants: StoredPlantView[];
@@ -53,7 +53,7 @@ export class PlantsService {
   }
 
   /** The plant with its version (its ETag); `plantView` makes its wire shape. */
-  async findOne(id: Int64): Promise<Plant> {
+  async findOne(id: Int64): Promise<StoredPlant> {
     const plant = await this.plants.findById(int64ToString(id));
     if (!plant) {
       throw new PlantNotFoundError(int64ToString(id));
@@ -85,7 +85,7 @@ export class PlantsService {
    * allows (else 412), and answers the plant as it is now. An empty patch
    * changes nothing, not even the version, and announces nothing.
    */
-  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<Plant> {
+  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<StoredPlant> {
     const key = int64ToString(id);
     const changes = patchChanges(patch, id);
     const plant =

@@ -3,18 +3,18 @@
 
 -- POST /plants
 START TRANSACTION;
-INSERT INTO "plants"("id", "name", "tag", "created_at", "version") VALUES ($1, $2, $3, DEFAULT, 1) ON CONFLICT DO NOTHING RETURNING "id";
+INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[]) ON CONFLICT (id) DO NOTHING RETURNING id;
 INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT);
 COMMIT;
 
 -- POST /plants: the same plant again
 START TRANSACTION;
-INSERT INTO "plants"("id", "name", "tag", "created_at", "version") VALUES ($1, $2, $3, DEFAULT, 1) ON CONFLICT DO NOTHING RETURNING "id";
+INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[]) ON CONFLICT (id) DO NOTHING RETURNING id;
 SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
 COMMIT;
 
 -- GET /plants/{id}
-SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
+SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[]);
 
 -- GET /plants?limit=20
 SELECT plant.id, plant.name, plant.tag, start.page FROM unnest($1::bigint[], $2::varchar[]) WITH ORDINALITY AS start (after, tag, page) CROSS JOIN LATERAL ( SELECT plant.id, plant.name, plant.tag FROM plants plant ORDER BY plant.id LIMIT $3 ) AS plant ORDER BY start.page, plant.id;
