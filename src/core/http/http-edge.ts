@@ -37,7 +37,7 @@ export interface HttpEdgeOptions {
  * - when the request is traced, gives its span the route.
  */
 export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions): RequestHandler {
-  const apiHeaders = helmet({ contentSecurityPolicy: API_CONTENT_SECURITY_POLICY });
+  const apiHeaders = helmet(API_HEADERS);
   const docsHeaders = helmet({ contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY });
   const log = logger.child({ context: 'HTTP' });
   const instruments = metrics ? new RequestInstruments(metrics) : undefined;
@@ -101,12 +101,28 @@ export function routeOf(request: Request): string | undefined {
   return typeof path === 'string' ? `${request.baseUrl}${path}` : undefined;
 }
 
-type ContentSecurityPolicy = Exclude<Parameters<typeof helmet>[0], undefined>['contentSecurityPolicy'];
+type HelmetOptions = Exclude<Parameters<typeof helmet>[0], undefined>;
+type ContentSecurityPolicy = HelmetOptions['contentSecurityPolicy'];
 
-/** JSON answers load nothing and are framed by nobody. */
-const API_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = {
-  useDefaults: false,
-  directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+/**
+ * A JSON answer's headers: it loads nothing and is framed by nobody; it is
+ * sniffed as nothing else, sent over HTTPS only once a client has seen it,
+ * refers nowhere, and is read by other origins only through CORS. The headers
+ * that concern an HTML document alone (its opener, its agent cluster, DNS
+ * prefetching, Internet Explorer's downloads and XSS filter, Flash's policies)
+ * are left to the documentation's pages.
+ */
+const API_HEADERS: HelmetOptions = {
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
 };
 
 /**
