@@ -1,6 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
 
-import type { ResourceErrorDocumentation } from '../core/errors/api-error-responses.decorator.js';
 import { DomainError } from '../core/errors/domain-error.js';
 
 /** The id is stored already, with another name or tag: ids are never overwritten. */
@@ -24,13 +23,13 @@ export class PlantNotFoundError extends DomainError {
 }
 
 /** How the OpenAPI document words the plants' 404 and 409. */
-export const PLANT_NOT_FOUND: ResourceErrorDocumentation = {
+export const PLANT_NOT_FOUND = {
   status: HttpStatus.NOT_FOUND,
   description: 'No plant has this id',
   example: new PlantNotFoundError('42').message,
 };
 
-export const PLANT_ID_TAKEN: ResourceErrorDocumentation = {
+export const PLANT_ID_TAKEN = {
   status: HttpStatus.CONFLICT,
   description: 'The id is taken by a plant with a different name or tag',
   example: new PlantIdTakenError('42').message,

@@ -118,10 +118,23 @@ export class PlantsRepository {
    * Applies the changes if the plant is at one of the precondition's versions
    * (any, without one), adding one to its version and recording
    * `plant.updated`; answers the plant as it is now, or null when there is
-   * none. A plant at another version throws `PreconditionFailedError`.
+   * none. A plant at another version throws `PreconditionFailedError`. No
+   * changes change nothing, not even the version: the plant is read, from the
+   * primary, and the precondition checked.
    */
-  update(id: string, changes: PlantChanges, precondition?: WritePrecondition): Promise<StoredPlant | null> {
-    return this.updates.load({ id, changes, precondition });
+  async update(
+    id: string,
+    changes: PlantChanges,
+    precondition?: WritePrecondition,
+  ): Promise<StoredPlant | null> {
+    if (changes.name !== undefined || changes.tag !== undefined) {
+      return this.updates.load({ id, changes, precondition });
+    }
+    const [plant] = await this.plants.manager.query<StoredPlant[]>(BY_IDS_SQL, [[id]]);
+    if (plant && precondition && !precondition.versions.includes(plant.version)) {
+      throw new PreconditionFailedError();
+    }
+    return plant ?? null;
   }
 
   private async findByIds(ids: readonly string[]): Promise<Array<StoredPlant | null>> {

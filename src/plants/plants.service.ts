@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
-import { type Int64, int64ToString } from '../core/common/int64.js';
-import { deleteIfMatch, updateIfMatch, type WritePrecondition } from '../core/database/if-match.js';
+import { deleteIfMatch, type WritePrecondition } from '../core/database/if-match.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
 import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
@@ -42,7 +41,7 @@ export class PlantsService {
    * nothing, so clients may retry; another plant under a taken id is refused.
    */
   async create(newPlant: NewPlantDto): Promise<PlantDto> {
-    const plant = { id: int64ToString(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
+    const plant = { id: String(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
     const { created, stored } = await this.plants.create(plant);
     if (created) {
       this.metrics.created.inc();
@@ -53,10 +52,10 @@ export class PlantsService {
   }
 
   /** The plant with its version (its ETag); `plantView` makes its wire shape. */
-  async findOne(id: Int64): Promise<StoredPlant> {
-    const plant = await this.plants.findById(int64ToString(id));
+  async findOne(id: number | bigint): Promise<StoredPlant> {
+    const plant = await this.plants.findById(String(id));
     if (!plant) {
-      throw new PlantNotFoundError(int64ToString(id));
+      throw new PlantNotFoundError(String(id));
     }
     return plant;
   }
@@ -69,7 +68,7 @@ export class PlantsService {
   async list(query: ListPlantsQueryDto): Promise<PlantPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const found = await this.plants.page({
-      after: query.after === undefined ? undefined : int64ToString(query.after),
+      after: query.after === undefined ? undefined : String(query.after),
       tag: query.tag,
       limit: limit + 1,
     });
@@ -85,21 +84,21 @@ export class PlantsService {
    * allows (else 412), and answers the plant as it is now. An empty patch
    * changes nothing, not even the version, and announces nothing.
    */
-  async update(id: Int64, patch: PlantPatchDto, precondition?: WritePrecondition): Promise<StoredPlant> {
-    const key = int64ToString(id);
-    const changes = patchChanges(patch, id);
-    const plant =
-      Object.keys(changes).length === 0
-        ? await updateIfMatch(this.dataSource.manager, Plant, { id: key }, {}, precondition)
-        : await this.plants.update(key, changes, precondition);
+  async update(
+    id: number | bigint,
+    patch: PlantPatchDto,
+    precondition?: WritePrecondition,
+  ): Promise<StoredPlant> {
+    const key = String(id);
+    const plant = await this.plants.update(key, patchChanges(patch, id), precondition);
     if (!plant) {
       throw new PlantNotFoundError(key);
     }
     return plant;
   }
 
-  async remove(id: Int64, precondition?: WritePrecondition): Promise<void> {
-    const key = int64ToString(id);
+  async remove(id: number | bigint, precondition?: WritePrecondition): Promise<void> {
+    const key = String(id);
     await this.dataSource.transaction(async (manager) => {
       const plant = await deleteIfMatch(manager, Plant, { id: key }, precondition);
       if (!plant) {

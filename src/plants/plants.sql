@@ -29,7 +29,7 @@ INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payloa
 COMMIT;
 
 -- PATCH /plants/{id}: nothing to change
-SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" = $1)) LIMIT 1;
+SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[]);
 
 -- DELETE /plants/{id} with a stale If-Match
 START TRANSACTION;

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
-import type { Int64 } from '../../core/common/int64.js';
 import { ApiClosedSchema } from '../../core/openapi/closed-schema.decorator.js';
 import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../core/validation/constraints.js';
 import {
@@ -17,7 +16,7 @@ export class NewPlantDto {
   @ApiProperty({ type: 'integer', format: 'int64', description: PLANT_ID_DESCRIPTION, example: 10 })
   @IsInt64()
   @IsPresent()
-  readonly id!: Int64;
+  readonly id!: number | bigint;
 
   @ApiProperty({
     type: 'string',

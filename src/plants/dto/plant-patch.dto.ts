@@ -1,9 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
 
-import type { Int64 } from '../../core/common/int64.js';
 import { ApiClosedSchema } from '../../core/openapi/closed-schema.decorator.js';
 import { IsInt64, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
-import { IsOptionalOrNull } from '../../core/validation/merge-patch.js';
 import {
   PLANT_ID_DESCRIPTION,
   PLANT_NAME_DESCRIPTION,
@@ -28,7 +27,7 @@ export class PlantPatchDto {
   })
   @IsInt64()
   @IsOptionalNotNull()
-  readonly id?: Int64;
+  readonly id?: number | bigint;
 
   @ApiPropertyOptional({
     type: 'string',
@@ -50,6 +49,6 @@ export class PlantPatchDto {
     example: 'aroid',
   })
   @IsText(PLANT_TAG_RULES)
-  @IsOptionalOrNull()
+  @IsOptional()
   readonly tag?: string | null;
 }

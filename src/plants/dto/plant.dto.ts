@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
-import type { Int64 } from '../../core/common/int64.js';
 import {
   PLANT_NAME_DESCRIPTION,
   PLANT_NAME_RULES,
@@ -10,7 +9,7 @@ import {
 
 /** A stored plant read back: a Plant with its id, the shape of NewPlant (documented as such). */
 export interface StoredPlantView {
-  readonly id: Int64;
+  readonly id: number | bigint;
   readonly name: string;
   readonly tag?: string;
 }
