@@ -1,5 +1,4 @@
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { newPlant } from './support/factories.js';
 import { rawRequest } from './support/raw-request.js';
@@ -8,19 +7,7 @@ const VALID = `Bearer ${TEST_TOKEN}`;
 const WRONG = 'Bearer wrong-token-0123456789abcdef';
 
 describe('Bearer authentication over HTTP', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ RATE_LIMIT_AUTH_FAILURES: '0' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp({ RATE_LIMIT_AUTH_FAILURES: '0' });
 
   /** A create of a fresh plant with these headers, and whether the plant is stored afterwards. */
   async function createWith(headers: Record<string, string | string[]>) {

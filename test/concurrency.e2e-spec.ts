@@ -1,6 +1,6 @@
-import { plantRows, truncateAll } from './support/database.js';
+import { plantRows } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { type TestApp, useTestApp } from './support/app.js';
 
 const CONCURRENT = 50;
 
@@ -14,19 +14,7 @@ async function create(testApp: TestApp, body: object) {
 }
 
 describe(`${CONCURRENT} simultaneous creates of one id`, () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   it('with the same plant: all answer 200 with it, and one row is stored', async () => {
     const plant = { id: 777, name: 'Ficus lyrata', tag: 'moraceae' };

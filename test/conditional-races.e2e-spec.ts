@@ -1,8 +1,8 @@
 import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
-import { plantRow, truncateAll } from './support/database.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { plantRow } from './support/database.js';
+import { useTestApp } from './support/app.js';
 
 /** Rounds of each race: each round a new plant, two changes sent at once with the same If-Match. */
 const ROUNDS = 40;
@@ -13,19 +13,7 @@ const ROUNDS = 40;
  * commits second finds the row changed (or gone) and changes nothing.
  */
 describe('changes sent at once with the same If-Match', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   async function stored(): Promise<number> {
     const plant = newPlant();

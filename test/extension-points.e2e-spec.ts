@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 
 import { JSON_BODY_LIMIT_BYTES } from '../src/core/http/json-body.parser.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 import { WidgetsModule } from './fixtures/widgets/widgets.module.js';
 
@@ -17,7 +17,8 @@ const CONTROLLER_FILE = 'widgets.controller.ts';
  * platform, and the platform's guarantees hold around it.
  */
 describe("Nest's extension points inside the platform", () => {
-  let testApp: TestApp;
+  // info: the HTTP edge's request lines are part of what is checked.
+  const testApp = useTestApp({ LOG_LEVEL: 'info' }, { imports: [WidgetsModule] });
 
   const post = (path: string, body: string | object) =>
     request(testApp.server)
@@ -26,15 +27,6 @@ describe("Nest's extension points inside the platform", () => {
       .set('Content-Type', 'application/json')
       .send(typeof body === 'string' ? body : JSON.stringify(body));
   const get = (path: string) => request(testApp.server).get(path).set(AUTH);
-
-  beforeAll(async () => {
-    // info: the HTTP edge's request lines are part of what is checked.
-    testApp = await startTestApp({ LOG_LEVEL: 'info' }, { imports: [WidgetsModule] });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
 
   describe('a DTO without validation decorators (what `nest g resource` writes)', () => {
     it('accepts {} and hands the handler an instance of the DTO', async () => {

@@ -1,22 +1,10 @@
 import { HOSTILE_REQUESTS } from './corpus/hostile-requests.js';
-import { plantRows, truncateAll } from './support/database.js';
+import { plantRows } from './support/database.js';
 import { rawRequest } from './support/raw-request.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { useTestApp } from './support/app.js';
 
 describe(`hostile and odd requests (${HOSTILE_REQUESTS.length} cases)`, () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   it('holds at least 60 cases', () => {
     expect(HOSTILE_REQUESTS.length).toBeGreaterThanOrEqual(60);

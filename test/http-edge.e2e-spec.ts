@@ -6,26 +6,12 @@ import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
 import { rawRequest } from './support/raw-request.js';
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('the HTTP edge: security headers, request ids, CORS off by default', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   it('sends security headers, and no X-Powered-By, on answers and on errors alike', async () => {
     for (const response of [
@@ -104,15 +90,7 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
 });
 
 describe('HTTP server timeouts', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
+  const testApp = useTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
 
   it('cuts off a client that trickles its headers (408, connection closed)', async () => {
     const { hostname, port } = new URL(testApp.url);
@@ -144,20 +122,7 @@ describe('HTTP server timeouts', () => {
 });
 
 describe('CORS, when CORS_ORIGINS lists origins', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ CORS_ORIGINS: 'https://app.example, https://admin.example' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp({ CORS_ORIGINS: 'https://app.example, https://admin.example' });
 
   it('answers a preflight from a listed origin, with the headers a client needs', async () => {
     const preflight = await request(testApp.server)

@@ -10,8 +10,7 @@ import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, UNREACHABLE, unsecuredToken } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { type TestApp, useTestApp } from './support/app.js';
 
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 const now = () => Math.floor(Date.now() / 1000);
@@ -23,29 +22,18 @@ function create(testApp: TestApp, token: string) {
 
 describe('JWT bearer tokens, from a key set served on loopback', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
-    testApp = await startTestApp({
-      ...issuer.serviceEnv,
-      AUTH_JWT_CLOCK_TOLERANCE_S: '5',
-      AUTH_JWT_MAX_AGE: '1h',
-      // This suite sends many bad tokens from one address on purpose.
-      RATE_LIMIT_AUTH_FAILURES: '0',
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    ...issuer.serviceEnv,
+    AUTH_JWT_CLOCK_TOLERANCE_S: '5',
+    AUTH_JWT_MAX_AGE: '1h',
+    // This suite sends many bad tokens from one address on purpose.
+    RATE_LIMIT_AUTH_FAILURES: '0',
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
+    await issuer?.stop();
   });
 
   it('accepts a valid token carrying plants:write in `scope`', async () => {
@@ -270,30 +258,18 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 
 describe('JWT bearer tokens when the key set cannot be fetched', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
+  });
+  const testApp = useTestApp(async () => ({
     // Nothing listens there: the key set is unreachable.
-    const deadUrl = `http://127.0.0.1:${await freePort()}/.well-known/jwks.json`;
-    testApp = await startTestApp({
-      AUTH_JWKS_URL: deadUrl,
-      AUTH_ISSUER: ISSUER,
-      AUTH_AUDIENCE: AUDIENCE,
-      AUTH_JWKS_TIMEOUT_MS: '1000',
-    });
-  });
-
+    AUTH_JWKS_URL: `http://127.0.0.1:${await freePort()}/.well-known/jwks.json`,
+    AUTH_ISSUER: ISSUER,
+    AUTH_AUDIENCE: AUDIENCE,
+    AUTH_JWKS_TIMEOUT_MS: '1000',
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
+    await issuer?.stop();
   });
 
   it('answers 503 with Retry-After, within the fetch timeout, rather than calling the token bad', async () => {
@@ -314,19 +290,13 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
 
 describe('JWT bearer tokens while every fetch of the key set fails', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
     issuer.answer = (_request, response) => response.writeHead(500).end();
-    testApp = await startTestApp({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' });
   });
-
+  const testApp = useTestApp(() => ({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
+    await issuer?.stop();
   });
 
   it('asks the issuer after 1 s, then 2 s, 4 s…, and writes one log line per fetch, none per request', async () => {
@@ -362,28 +332,21 @@ describe('JWT bearer tokens while every fetch of the key set fails', () => {
 
 describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
-    testApp = await startTestApp({
-      ...issuer.serviceEnv,
-      AUTH_JWKS_CACHE_MS: '1000',
-      AUTH_JWKS_TIMEOUT_MS: '1000',
-      // This suite sends many bad tokens from one address on purpose.
-      RATE_LIMIT_AUTH_FAILURES: '0',
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    ...issuer.serviceEnv,
+    AUTH_JWKS_CACHE_MS: '1000',
+    AUTH_JWKS_TIMEOUT_MS: '1000',
+    // This suite sends many bad tokens from one address on purpose.
+    RATE_LIMIT_AUTH_FAILURES: '0',
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
+    await issuer?.stop();
   });
 
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+  beforeEach(() => {
     issuer.answer = undefined;
   });
 
@@ -417,7 +380,6 @@ describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
 
 describe('JWT bearer tokens from a key set address that redirects or sends too much', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
   let answer: 'redirect' | 'oversized' | 'set';
   let elsewhere = 0;
   const mirror = createServer((request, response) => {
@@ -438,17 +400,14 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
     await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
-    const { port } = mirror.address() as AddressInfo;
-    testApp = await startTestApp({
-      ...issuer.serviceEnv,
-      AUTH_JWKS_URL: `http://127.0.0.1:${port}/.well-known/jwks.json`,
-      RATE_LIMIT_AUTH_FAILURES: '0',
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    ...issuer.serviceEnv,
+    AUTH_JWKS_URL: `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/.well-known/jwks.json`,
+    RATE_LIMIT_AUTH_FAILURES: '0',
+  }));
   afterAll(async () => {
     await closeAll(
-      () => testApp?.close(),
       () => issuer?.stop(),
       () => new Promise((resolve) => mirror.close(resolve)),
     );
@@ -474,20 +433,7 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
 
 describe('JWT bearer tokens signed with a shared HS256 secret', () => {
   const secret = 'a-shared-secret-of-at-least-32-characters';
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ AUTH_JWT_SECRET: secret, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp({ AUTH_JWT_SECRET: secret, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE });
 
   const hs256 = (key: string) =>
     new SignJWT({ scope: 'plants:write', sub: 'client-7' })

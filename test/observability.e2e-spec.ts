@@ -6,13 +6,11 @@ import { DataSource } from 'typeorm';
 
 import { READINESS_CACHE_MS } from '../src/core/health/database.health.js';
 
-import { closeAll } from './support/cleanup.js';
 import { AUTH, newPlant } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { startTestApp, useTestApp } from './support/app.js';
 import { MetricsServer } from '../src/core/metrics/metrics-server.js';
 
 /** The value of one sample in a Prometheus text exposition, or undefined when absent. */
@@ -23,27 +21,13 @@ function sample(exposition: string, series: string): number | undefined {
 
 describe('health, logs and metrics', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
-    // The most verbose level there is: whatever is logged, secrets must not be.
-    testApp = await startTestApp({
-      LOG_LEVEL: 'trace',
-      ...issuer.serviceEnv,
-    });
   });
-
+  // The most verbose level there is: whatever is logged, secrets must not be.
+  const testApp = useTestApp(() => ({ LOG_LEVEL: 'trace', ...issuer.serviceEnv }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
+    await issuer?.stop();
   });
 
   it('reports liveness, and readiness with a database ping, without a token', async () => {
@@ -167,15 +151,7 @@ describe('health, logs and metrics', () => {
 });
 
 describe('metrics switched off', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ METRICS_ENABLED: 'false' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
+  const testApp = useTestApp({ METRICS_ENABLED: 'false' });
 
   it('has no /metrics route', async () => {
     const response = await request(testApp.server).get('/metrics');
@@ -186,17 +162,12 @@ describe('metrics switched off', () => {
 });
 
 describe('metrics on a port of their own (METRICS_PORT)', () => {
-  let testApp: TestApp;
+  const testApp = useTestApp({ METRICS_PORT: '0' });
   let metricsUrl: string;
 
-  beforeAll(async () => {
-    testApp = await startTestApp({ METRICS_PORT: '0' });
+  beforeAll(() => {
     const address = testApp.app.get(MetricsServer).address();
     metricsUrl = `http://127.0.0.1:${address!.port}`;
-  });
-
-  afterAll(async () => {
-    await testApp.close();
   });
 
   it('serves /metrics there, with what the API counted, and nothing else', async () => {
@@ -233,15 +204,7 @@ describe('metrics on a port of their own (METRICS_PORT)', () => {
 });
 
 describe('the documentation switched off (DOCS_ENABLED=false)', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ DOCS_ENABLED: 'false' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
+  const testApp = useTestApp({ DOCS_ENABLED: 'false' });
 
   it.each(['/docs', '/docs/', '/openapi.json', '/openapi.yaml'])('answers 404 for %s', async (path) => {
     const response = await request(testApp.server).get(path);

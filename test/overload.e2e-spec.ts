@@ -4,9 +4,8 @@ import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { useTestApp } from './support/app.js';
 import { blockEventLoop } from './support/event-loop.js';
-import { truncateAll } from './support/database.js';
 
 interface Answer {
   readonly status: number;
@@ -81,19 +80,7 @@ async function sentWhileStuck(
 }
 
 describe('overload: requests the process is too late for are answered 503 at once', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ HTTP_SHED_LAG_MS: '150', LOG_LEVEL: 'info' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp({ HTTP_SHED_LAG_MS: '150', LOG_LEVEL: 'info' });
 
   it('answers the requests that waited past HTTP_SHED_LAG_MS 503, Retry-After and the Error body, writing nothing', async () => {
     const plants = Array.from({ length: 5 }, () => newPlant());
@@ -170,15 +157,7 @@ describe('overload: requests the process is too late for are answered 503 at onc
 });
 
 describe('overload: HTTP_SHED_LAG_MS=0 never turns a request away', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({ HTTP_SHED_LAG_MS: '0' });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
+  const testApp = useTestApp({ HTTP_SHED_LAG_MS: '0' });
 
   it('serves a request that waited, however late', async () => {
     const { answers } = await sentWhileStuck(testApp.url, [['GET', '/plants']], 400);

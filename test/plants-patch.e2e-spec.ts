@@ -1,25 +1,13 @@
 import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
-import { plantRow, truncateAll } from './support/database.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { plantRow } from './support/database.js';
+import { startTestApp, type TestApp, useTestApp } from './support/app.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
 describe('PATCH /plants/{id}, ETags and conditional requests', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   async function stored(overrides: Record<string, unknown> = {}): Promise<number> {
     const plant = newPlant(overrides);

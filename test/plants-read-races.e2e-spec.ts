@@ -2,8 +2,7 @@ import request from 'supertest';
 
 import { PlantsRepository } from '../src/plants/plants.repository.js';
 
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 
 /**
@@ -12,19 +11,7 @@ import { AUTH } from './support/factories.js';
  * reads at once.
  */
 describe('reads under concurrency', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   const seed = (ids: number[]) =>
     testApp.db.query(

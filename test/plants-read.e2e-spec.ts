@@ -1,32 +1,20 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { closeAll } from './support/cleanup.js';
 import { AUTH, parseWithBigInts } from './support/factories.js';
-import { truncateAll } from './support/database.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { startTestApp, useTestApp } from './support/app.js';
 
 const ID_RULE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
 
 describe('reading and deleting plants', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     issuer = await JwtIssuer.start();
-    testApp = await startTestApp(issuer.serviceEnv);
   });
-
+  const testApp = useTestApp(() => issuer.serviceEnv);
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+    await issuer?.stop();
   });
 
   /** Stores plants directly, ids given as exact digits. */

@@ -1,24 +1,12 @@
 import request from 'supertest';
 
 import { AUTH, newPlant } from './support/factories.js';
-import { plantRow, plantRows, truncateAll } from './support/database.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { plantRow, plantRows } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
 
 describe('POST /plants', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp();
 
   const post = (body: unknown) =>
     request(testApp.server)

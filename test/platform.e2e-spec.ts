@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
-
 import request from 'supertest';
 
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
-import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 import { OrdersModule } from './fixtures/orders/orders.module.js';
 
 /**
@@ -21,7 +17,15 @@ import { OrdersModule } from './fixtures/orders/orders.module.js';
  */
 describe('a new resource: one folder and one import', () => {
   let issuer: JwtIssuer;
-  let testApp: TestApp;
+  beforeAll(async () => {
+    issuer = await JwtIssuer.start();
+  });
+  const testApp = useTestApp(() => ({ ...issuer.serviceEnv, LOG_LEVEL: 'error' }), {
+    imports: [OrdersModule],
+  });
+  afterAll(async () => {
+    await issuer?.stop();
+  });
 
   const order = (overrides: Record<string, unknown> = {}) => ({
     id: 1,
@@ -37,22 +41,6 @@ describe('a new resource: one folder and one import', () => {
       .post('/orders')
       .set(AUTH)
       .send(body as object);
-
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-    testApp = await startTestApp({ ...issuer.serviceEnv, LOG_LEVEL: 'error' }, { imports: [OrdersModule] });
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await testApp.db.query('TRUNCATE orders');
-  });
 
   it('has its table from its own migration, found in its folder and applied with the others', async () => {
     const { rows } = await testApp.db.query<{ name: string }>(
@@ -270,33 +258,26 @@ describe('a new resource: one folder and one import', () => {
 
 /** Its changes announced through the outbox, each in its own transaction. */
 describe("a new resource's webhook events", () => {
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const secret = webhookSecret();
   let receiver: WebhookReceiver;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     receiver = new WebhookReceiver(await freePort());
     await receiver.start();
-    testApp = await startTestApp(
-      {
-        WEBHOOK_URLS: receiver.url,
-        WEBHOOK_SECRET: secret,
-        WEBHOOK_POLL_INTERVAL_MS: '100',
-        LOG_LEVEL: 'error',
-      },
-      { imports: [OrdersModule] },
-    );
   });
-
+  const testApp = useTestApp(
+    () => ({
+      WEBHOOK_URLS: receiver.url,
+      WEBHOOK_SECRET: secret,
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      LOG_LEVEL: 'error',
+    }),
+    { imports: [OrdersModule] },
+  );
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
+    await receiver?.stop();
   });
 
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+  beforeEach(() => {
     receiver.received.length = 0;
   });
 

@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-
 import { startTestApp, type TestApp } from './support/app.js';
 import { closeAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
@@ -7,7 +5,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { type PgBouncer, startPgBouncer } from './support/pgbouncer.js';
 import { freePort } from './support/service-process.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 
 const WORKERS = 32;
 const LOAD_MS = 4_000;
@@ -36,7 +34,7 @@ describe('behind PgBouncer in transaction pooling', () => {
       DATABASE_MIGRATIONS_RUN: 'false',
       // Every change records its event in a transaction of its own, through the pooler too.
       WEBHOOK_URLS: receiver.url,
-      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+      WEBHOOK_SECRET: webhookSecret(),
       LOG_LEVEL: 'error',
     });
   });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { plantRows, truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { rawRequest } from './support/raw-request.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { useTestApp } from './support/app.js';
 
 const HEADERS = { Authorization: `Bearer ${TEST_TOKEN}`, 'Content-Type': 'application/json' };
 const INT64_MIN = -(2n ** 63n);
@@ -43,15 +43,7 @@ const validTag = fc
 const int64 = fc.bigInt({ min: INT64_MIN, max: INT64_MAX });
 
 describe('properties of POST /plants over generated input', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp();
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
+  const testApp = useTestApp();
 
   async function post(body: string | Buffer) {
     await truncateAll(testApp.db);

@@ -1,8 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { type TestApp, useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { createPlantAs } from './support/factories.js';
@@ -31,33 +29,22 @@ function rateLimitLines(testApp: TestApp, level: string) {
 
 describe('rate limits in Redis, shared by two instances', () => {
   let redis: RedisServer;
-  let first: TestApp;
-  let second: TestApp;
-
   beforeAll(async () => {
     redis = await startRedisServer({ password: REDIS_PASSWORD });
-    const env = {
-      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
-      RATE_LIMIT_PER_TOKEN: '10',
-      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-      RATE_LIMIT_AUTH_FAILURES: '3',
-      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-      REDIS_URL: redis.url,
-      LOG_LEVEL: 'info',
-    };
-    first = await startTestApp(env);
-    second = await startTestApp(env);
   });
-
+  const env = () => ({
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+    RATE_LIMIT_PER_TOKEN: '10',
+    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+    RATE_LIMIT_AUTH_FAILURES: '3',
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    REDIS_URL: redis.url,
+    LOG_LEVEL: 'info',
+  });
+  const first = useTestApp(env);
+  const second = useTestApp(env);
   afterAll(async () => {
-    await closeAll(
-      () => Promise.all([first?.close(), second?.close()]),
-      () => redis?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(first.db);
+    await redis?.stop();
   });
 
   it('count a token’s requests together: the 11th of 10 is refused, whichever instance it reaches', async () => {
@@ -110,31 +97,21 @@ describe('rate limits in Redis, shared by two instances', () => {
 
 describe('rate limits in Redis, when Redis goes away', () => {
   let redis: RedisServer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     redis = await startRedisServer();
-    testApp = await startTestApp({
-      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
-      RATE_LIMIT_PER_TOKEN: '5',
-      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-      RATE_LIMIT_AUTH_FAILURES: '3',
-      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-      REDIS_URL: redis.url,
-      REDIS_TIMEOUT_MS: '100',
-      LOG_LEVEL: 'info',
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+    RATE_LIMIT_PER_TOKEN: '5',
+    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+    RATE_LIMIT_AUTH_FAILURES: '3',
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    REDIS_URL: redis.url,
+    REDIS_TIMEOUT_MS: '100',
+    LOG_LEVEL: 'info',
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => redis?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+    await redis?.stop();
   });
 
   it('counts in memory while Redis is away, says so once, and counts in Redis again once it is back', async () => {
@@ -185,29 +162,19 @@ describe('rate limits in Redis, when Redis goes away', () => {
 
 describe('rate limits in a Redis Cluster', () => {
   let redis: RedisServer;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     redis = await startRedisServer({ cluster: true });
-    testApp = await startTestApp({
-      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
-      RATE_LIMIT_PER_TOKEN: '3',
-      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-      RATE_LIMIT_AUTH_FAILURES: '2',
-      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-      REDIS_URL: redis.url,
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+    RATE_LIMIT_PER_TOKEN: '3',
+    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+    RATE_LIMIT_AUTH_FAILURES: '2',
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    REDIS_URL: redis.url,
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => redis?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+    await redis?.stop();
   });
 
   it('count there: each hit’s keys share one slot, as a cluster requires of a script', async () => {

@@ -1,7 +1,6 @@
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
-import { startTestApp, type TestApp } from './support/app.js';
-import { truncateAll } from './support/database.js';
+import { type TestApp, useTestApp } from './support/app.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 const THIRD_TOKEN = 'a-third-test-token-0123456789';
@@ -12,25 +11,12 @@ function create(testApp: TestApp, token: string) {
 }
 
 describe('rate limits', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({
-      AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
-      RATE_LIMIT_PER_TOKEN: '5',
-      RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-      RATE_LIMIT_AUTH_FAILURES: '3',
-      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-    });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    // Other suites share the test database; this one's fresh ids must be free.
-    await truncateAll(testApp.db);
+  const testApp = useTestApp({
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
+    RATE_LIMIT_PER_TOKEN: '5',
+    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+    RATE_LIMIT_AUTH_FAILURES: '3',
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
   });
 
   it('refuses a token over its budget with 429 and Retry-After, and leaves other tokens alone', async () => {

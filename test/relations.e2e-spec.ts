@@ -1,13 +1,8 @@
-import { randomBytes } from 'node:crypto';
-
 import request from 'supertest';
 
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
-import { freePort } from './support/service-process.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { undeliveredWebhookEnv } from './support/webhook-receiver.js';
 import { GardensModule } from './fixtures/gardens/gardens.module.js';
 
 interface RecordedEvent {
@@ -22,8 +17,9 @@ interface RecordedEvent {
  * TypeORM and the platform's documented helpers alone.
  */
 describe('relations, transactions over two resources, sorted pages', () => {
-  let receiver: WebhookReceiver;
-  let testApp: TestApp;
+  const testApp = useTestApp(async () => ({ ...(await undeliveredWebhookEnv()), LOG_LEVEL: 'error' }), {
+    imports: [GardensModule],
+  });
 
   const api = () => request(testApp.server);
   const garden = async (name: string) =>
@@ -46,28 +42,6 @@ describe('relations, transactions over two resources, sorted pages', () => {
         'SELECT id::text, garden_id::text, version FROM shrubs ORDER BY id',
       )
     ).rows;
-
-  beforeAll(async () => {
-    // Events are delivered nowhere that answers: they stay in the outbox, to be looked at.
-    receiver = new WebhookReceiver(await freePort());
-    testApp = await startTestApp(
-      {
-        WEBHOOK_URLS: receiver.url,
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        WEBHOOK_POLL_INTERVAL_MS: '60000',
-        LOG_LEVEL: 'error',
-      },
-      { imports: [GardensModule] },
-    );
-  });
-
-  afterAll(async () => {
-    await closeAll(() => testApp?.close());
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
 
   it('reads, writes and announces a foreign key column like any other', async () => {
     const kew = await garden('Kew');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 
-import { startTestApp, type TestApp } from './support/app.js';
+import { type TestApp, useTestApp } from './support/app.js';
 import { declaredRoutes } from './support/routes.js';
 
 /**
@@ -34,16 +34,11 @@ async function statusWithoutToken(testApp: TestApp, route: string): Promise<numb
 }
 
 describe('route inventory', () => {
-  let testApp: TestApp;
+  const testApp = useTestApp();
   let routes: string[];
 
-  beforeAll(async () => {
-    testApp = await startTestApp();
+  beforeAll(() => {
     routes = declaredRoutes(testApp.app);
-  });
-
-  afterAll(async () => {
-    await testApp.close();
   });
 
   it('finds every route the application maps (the inventory is not empty)', () => {

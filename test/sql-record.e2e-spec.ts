@@ -1,15 +1,10 @@
-import { randomBytes } from 'node:crypto';
-
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
-import { freePort } from './support/service-process.js';
 import { SqlRecorder, sqlRecord } from './support/sql-record.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { undeliveredWebhookEnv } from './support/webhook-receiver.js';
 import { GardensModule } from './fixtures/gardens/gardens.module.js';
 
 type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
@@ -22,8 +17,9 @@ type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
  * statements are there too.
  */
 describe('the SQL each request sends', () => {
-  let receiver: WebhookReceiver;
-  let testApp: TestApp;
+  const testApp = useTestApp(async () => ({ ...(await undeliveredWebhookEnv()), LOG_LEVEL: 'error' }), {
+    imports: [GardensModule],
+  });
   let recorder: SqlRecorder;
 
   /** Makes the requests in turn, each with the statements it sent. */
@@ -37,26 +33,8 @@ describe('the SQL each request sends', () => {
     return sections;
   };
 
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    testApp = await startTestApp(
-      {
-        WEBHOOK_URLS: receiver.url,
-        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-        WEBHOOK_POLL_INTERVAL_MS: '60000',
-        LOG_LEVEL: 'error',
-      },
-      { imports: [GardensModule] },
-    );
+  beforeAll(() => {
     recorder = new SqlRecorder(testApp.app.get(DataSource));
-  });
-
-  afterAll(async () => {
-    await closeAll(() => testApp?.close());
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
   });
 
   it('of the plants is src/plants/plants.sql', async () => {

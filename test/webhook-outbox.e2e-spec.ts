@@ -1,17 +1,15 @@
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import request from 'supertest';
 
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { failedStart, freePort } from './support/service-process.js';
-import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
+import { type TestApp, useTestApp } from './support/app.js';
 
-const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+const SECRET = webhookSecret();
 
 interface Row {
   readonly status: 'pending' | 'delivered' | 'dead';
@@ -95,24 +93,12 @@ describe('the webhook secret at start-up', () => {
 });
 
 describe('the webhook outbox upkeep', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    // No subscriber: the outbox is still kept clean and measured, and nothing else touches it.
-    testApp = await startTestApp({
-      WEBHOOK_RETENTION_MS: String(3_600_000),
-      WEBHOOK_CLEANUP_INTERVAL_MS: '1000',
-      DATABASE_STATEMENT_TIMEOUT_MS: '300',
-      LOG_LEVEL: 'info',
-    });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+  // No subscriber: the outbox is still kept clean and measured, and nothing else touches it.
+  const testApp = useTestApp({
+    WEBHOOK_RETENTION_MS: String(3_600_000),
+    WEBHOOK_CLEANUP_INTERVAL_MS: '1000',
+    DATABASE_STATEMENT_TIMEOUT_MS: '300',
+    LOG_LEVEL: 'info',
   });
 
   it('deletes delivered and dead rows past the retention, in batches; keeps pending and recent ones', async () => {
@@ -180,27 +166,20 @@ describe('the webhook outbox upkeep', () => {
 
 describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
   let receiver: WebhookReceiver;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     receiver = new WebhookReceiver(await freePort());
     await receiver.start();
-    testApp = await startTestApp({
-      WEBHOOK_URLS: receiver.url,
-      WEBHOOK_SECRET: SECRET,
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    });
   });
-
+  const testApp = useTestApp(() => ({
+    WEBHOOK_URLS: receiver.url,
+    WEBHOOK_SECRET: SECRET,
+    WEBHOOK_POLL_INTERVAL_MS: '100',
+  }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
+    await receiver?.stop();
   });
 
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+  beforeEach(() => {
     receiver.received.length = 0;
   });
 

@@ -1,20 +1,17 @@
-import { randomBytes } from 'node:crypto';
-
 import { WebhookVerificationError } from 'standardwebhooks';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
 import { WebhookOutbox } from '../src/core/webhooks/webhook-outbox.js';
-import { closeAll, startAll } from './support/cleanup.js';
+import { startAll } from './support/cleanup.js';
 import { AUTH } from './support/factories.js';
 import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
 import { freePort } from './support/service-process.js';
-import { verifyDelivery, WebhookReceiver } from './support/webhook-receiver.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
+import { startTestApp, type TestApp, useTestApp } from './support/app.js';
 
-const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-const SECRET = newSecret();
+const SECRET = webhookSecret();
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function webhookEnv(receiver: WebhookReceiver, overrides: Record<string, string> = {}) {
@@ -45,23 +42,16 @@ async function resetTables(testApp: TestApp): Promise<void> {
 
 describe('the new-plant webhook', () => {
   let receiver: WebhookReceiver;
-  let testApp: TestApp;
-
   beforeAll(async () => {
     receiver = new WebhookReceiver(await freePort());
     await receiver.start();
-    testApp = await startTestApp(webhookEnv(receiver, { WEBHOOK_MAX_ATTEMPTS: '3', LOG_LEVEL: 'info' }));
   });
-
+  const testApp = useTestApp(() => webhookEnv(receiver, { WEBHOOK_MAX_ATTEMPTS: '3', LOG_LEVEL: 'info' }));
   afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
+    await receiver?.stop();
   });
 
-  beforeEach(async () => {
-    await resetTables(testApp);
+  beforeEach(() => {
     receiver.received.length = 0;
     receiver.respond = () => 200;
   });
@@ -84,7 +74,7 @@ describe('the new-plant webhook', () => {
     expect(Number(delivery.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
     expect(delivery.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
-    expect(() => verifyDelivery(newSecret(), delivery)).toThrow(WebhookVerificationError);
+    expect(() => verifyDelivery(webhookSecret(), delivery)).toThrow(WebhookVerificationError);
     await eventually(async () => (await outbox(testApp))[0]?.status === 'delivered');
     await expect(outbox(testApp)).resolves.toMatchObject([{ event_type: 'plant.created' }]);
   });
@@ -249,7 +239,7 @@ describe('the new-plant webhook across restarts and instances', () => {
 
   it('signs with each configured secret, so that receivers can move to a new one', async () => {
     await receiver.start();
-    const [current, next] = [newSecret(), newSecret()];
+    const [current, next] = [webhookSecret(), webhookSecret()];
     const testApp = await startTestApp(webhookEnv(receiver, { WEBHOOK_SECRET: `${current},${next}` }));
     try {
       await resetTables(testApp);

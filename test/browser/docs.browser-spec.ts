@@ -2,9 +2,9 @@ import { access, mkdir } from 'node:fs/promises';
 
 import { chromium, type Browser } from 'playwright-core';
 
-import { plantRow, truncateAll } from '../support/database.js';
+import { plantRow } from '../support/database.js';
 import { TEST_TOKEN } from '../support/environment.js';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { useTestApp } from '../support/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = 'test/artifacts/docs-try-it-out.png';
@@ -20,12 +20,10 @@ if (!chromiumFound) {
 }
 
 (chromiumFound ? describe : describe.skip)('the Swagger UI in a real browser', () => {
-  let testApp: TestApp;
+  const testApp = useTestApp();
   let browser: Browser;
 
   beforeAll(async () => {
-    testApp = await startTestApp();
-    await truncateAll(testApp.db);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -34,7 +32,6 @@ if (!chromiumFound) {
 
   afterAll(async () => {
     await browser?.close();
-    await testApp?.close();
   });
 
   it('authorizes with a bearer token, runs "Try it out" on POST /plants and gets the 200 Plant', async () => {

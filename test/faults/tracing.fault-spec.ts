@@ -9,7 +9,7 @@ import { TEST_TOKEN } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
 import { OtlpReceiver, type ReceivedSpan, SpanKind } from '../support/otlp-receiver.js';
 import { freePort, startService, type ServiceProcess } from '../support/service-process.js';
-import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { WebhookReceiver, webhookSecret } from '../support/webhook-receiver.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 
@@ -42,10 +42,6 @@ function create(url: string, plant: object, traceparent?: string): Promise<Respo
 
 function isInsert(span: ReceivedSpan): boolean {
   return /INSERT INTO "?plants"?/.test(String(span.attributes['db.query.text']));
-}
-
-function webhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
 describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', () => {

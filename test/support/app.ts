@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createApp, listen } from '../../src/app.setup.js';
 import { appConfig } from '../../src/core/config/app.config.js';
 import { createRootLogger } from '../../src/core/logging/root-logger.js';
+import { truncateAll } from './database.js';
 import { TEST_TOKEN } from './environment.js';
 import { LogCapture } from './log-capture.js';
 
@@ -28,6 +29,14 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Variables to add to (or, `undefined`, remove from) the application's environment. */
+export type TestEnv = Record<string, string | undefined>;
+
+export interface TestAppOptions {
+  /** Modules added to the application's own, as one import in `app.module.ts` would. */
+  readonly imports?: ReadonlyArray<Type | DynamicModule>;
+}
+
 /**
  * The application in the test's own process: `createApp()`, as `main.ts`
  * calls it, on the test database, listening on a free loopback port. `env`
@@ -37,8 +46,8 @@ export interface TestApp {
  * `app.module.ts` would.
  */
 export async function startTestApp(
-  env: Record<string, string | undefined> = {},
-  { imports = [] }: { imports?: ReadonlyArray<Type | DynamicModule> } = {},
+  env: TestEnv = {},
+  { imports = [] }: TestAppOptions = {},
 ): Promise<TestApp> {
   const logs = new LogCapture();
   const app = await withEnvironment(
@@ -77,6 +86,57 @@ export async function startTestApp(
     close: async () => {
       await Promise.all([stop(), db.end()]);
     },
+  };
+}
+
+/**
+ * The application of one describe block, through Jest hooks: started before
+ * the block's tests with `env` (or with what `env()` answers then, when it
+ * needs a server an earlier hook started), every table emptied before each
+ * test, as the suites share the test database, and closed after the tests.
+ * What it answers stands for that application inside the block's tests and
+ * hooks. Jest runs hooks in the order they are declared, `afterAll` too: a
+ * server the application uses starts in a `beforeAll` above this call and
+ * stops in an `afterAll` below it, once the application has closed.
+ */
+export function useTestApp(
+  env: TestEnv | (() => TestEnv | Promise<TestEnv>) = {},
+  options: TestAppOptions = {},
+): TestApp {
+  let started: TestApp | undefined;
+  const current = (): TestApp => {
+    if (!started) {
+      throw new Error('The application runs only inside the tests and hooks of its describe block');
+    }
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startTestApp(typeof env === 'function' ? await env() : env, options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  beforeEach(async () => {
+    await truncateAll(current().db);
+  });
+  return {
+    get app() {
+      return current().app;
+    },
+    get server() {
+      return current().server;
+    },
+    get url() {
+      return current().url;
+    },
+    get db() {
+      return current().db;
+    },
+    get logs() {
+      return current().logs;
+    },
+    stop: () => current().stop(),
+    close: () => current().close(),
   };
 }
 

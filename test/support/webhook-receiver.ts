@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 
 import { Webhook } from 'standardwebhooks';
+
+import { freePort } from './service-process.js';
 
 export interface ReceivedWebhook {
   readonly headers: IncomingHttpHeaders;
@@ -58,4 +61,22 @@ export function verifyDelivery(
     Object.entries(delivery.headers).map(([name, value]) => [name, String(value)]),
   );
   return new Webhook(secret).verify(delivery.body, { ...received, ...headers });
+}
+
+/** A Standard Webhooks secret: `whsec_` and the base64 of a random 32-byte key. */
+export function webhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * Webhook settings with a subscriber where nothing listens and an outbox
+ * polled once a minute: the events a test causes stay in the outbox, to be
+ * looked at.
+ */
+export async function undeliveredWebhookEnv(): Promise<Record<string, string>> {
+  return {
+    WEBHOOK_URLS: new WebhookReceiver(await freePort()).url,
+    WEBHOOK_SECRET: webhookSecret(),
+    WEBHOOK_POLL_INTERVAL_MS: '60000',
+  };
 }
