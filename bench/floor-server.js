@@ -1,7 +1,8 @@
 /**
- * The floor: the service's plant routes (docs/api.md) hand-written on
- * `node:http` and `pg`, the way a careful engineer would write them without a
- * framework. `npm run bench` measures the service against it.
+ * The floor: the service's creates, reads by id and pages of plants
+ * (docs/api.md) hand-written on `node:http` and `pg`, the way a careful
+ * engineer would write them without a framework. `npm run bench` measures the
+ * service against it.
  *
  * - `POST /plants`: the body read and checked as the service does (16 KiB,
  *   `application/json` in UTF-8, JSON nested 32 levels at most, ids kept exact
@@ -12,29 +13,22 @@
  *   `INSERT … SELECT FROM unnest(…) ON CONFLICT (id) DO NOTHING RETURNING id`.
  *   Ids found taken are read back, to answer 200 (the same plant) or 409
  *   (another one); a 200 is sent only after its statement has committed.
- * - `PATCH /plants/{id}`: a JSON Merge Patch (`application/merge-patch+json`)
- *   of `name` and `tag` (`"tag": null` removes it), checked as `POST` checks
- *   its body, in one statement,
- *   `UPDATE plants SET …, version = version + 1 WHERE id = $1 [AND version …] RETURNING …`,
- *   answered with the plant and its `ETag` (`"<version>"`); an empty patch
- *   changes nothing, not even the version. With `If-Match`, a plant found
- *   changed answers 412; only a missed update asks again, to tell 404 from
- *   412.
- * - `GET /plants/{id}` (its `ETag`, and 304 to a matching `If-None-Match`),
- *   `GET /plants?limit=&after=&tag=` (keyset pages, `Link` to the next one)
- *   and `DELETE /plants/{id}` (`If-Match` too): one prepared statement each.
- * - With WEBHOOK_URLS, as the service: the statement that creates, updates or
- *   deletes plants records `plant.created`, `plant.updated` or
- *   `plant.deleted` for each in the webhook outbox (delivering them is left
- *   out); without, no outbox row, as the service writes none. With
- *   REQUIRE_IF_MATCH=true, a PATCH or DELETE without `If-Match` answers 428.
+ * - `GET /plants/{id}` (with its `ETag`, `"<version>"`) and
+ *   `GET /plants?limit=&after=&tag=` (keyset pages, `Link` to the next one):
+ *   one prepared statement each.
+ * - With WEBHOOK_URLS, as the service: the statement that creates plants
+ *   records `plant.created` for each in the webhook outbox (delivering them is
+ *   left out); without, no outbox row, as the service writes none.
  * - The same Error bodies, `X-Request-Id`, security headers, 404 and 405 with
  *   `Allow`, and the same bounds on waiting for the database (503).
  * - The same listening sockets: HTTP_LISTENERS (64 on Linux, 1 elsewhere) bound
  *   to the port with SO_REUSEPORT, as `PortListeners` does, since Node accepts
  *   one connection per listening socket per turn of the event loop.
  *
- * Left out: logs, metrics, rate limits and JWTs (static tokens only).
+ * Left out, so that a change to the API is made in the service alone: the
+ * other routes (`PATCH`, `DELETE`; `npm run bench` compares the service's
+ * patches with another build of it, `--baseline`) and conditional requests;
+ * and logs, metrics, rate limits and JWTs (static tokens only).
  *
  *   PORT=4000 DATABASE_URL=postgres://… AUTH_TOKENS=… node bench/floor-server.js
  */
@@ -63,13 +57,11 @@ const NAME_RULE = 'name must be a string of 1 to 255 characters that is not only
 const TAG_RULE = 'tag must be a string of 1 to 255 characters, without U+0000';
 const LIMIT_RULE = `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 const JSON_MEDIA_TYPE = 'application/json';
-const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 /** The webhook subscribers: the service records an event per change only when there are some. */
 const SUBSCRIBERS = (process.env.WEBHOOK_URLS ?? '')
   .split(',')
   .map((entry) => entry.trim())
   .filter((entry) => entry.length > 0);
-const REQUIRE_IF_MATCH = process.env.REQUIRE_IF_MATCH === 'true';
 
 // The same pool size and bounds as the service: a request answers 503 within
 // about two seconds when the database is gone or stuck.
@@ -95,13 +87,22 @@ const STATEMENTS = {
   insertBatch: `INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
                 ON CONFLICT (id) DO NOTHING RETURNING id`,
   selectStored: 'SELECT id, name, tag FROM plants WHERE id = ANY ($1::bigint[])',
+  // As the service's outbox: one plant.created event per plant inserted, for every subscriber.
   insertBatchWithEvents: `WITH inserted AS (
                   INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[])
                   ON CONFLICT (id) DO NOTHING RETURNING id, name, tag
-                ), ${eventsSql('plant.created', 'inserted', '$4')}
+                ), events AS (
+                  INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
+                  SELECT event.id, 'plant.created', subscriber.url, event.payload
+                  FROM (
+                    SELECT gen_random_uuid() AS id,
+                           json_strip_nulls(json_build_object('id', id, 'name', name, 'tag', tag))::text AS payload
+                    FROM inserted
+                  ) AS event
+                  CROSS JOIN unnest($4::text[]) AS subscriber (url)
+                )
                 SELECT id FROM inserted`,
   selectOne: 'SELECT id, name, tag, version FROM plants WHERE id = $1',
-  exists: 'SELECT 1 FROM plants WHERE id = $1',
   page: 'SELECT id, name, tag FROM plants ORDER BY id LIMIT $1',
   pageAfter: 'SELECT id, name, tag FROM plants WHERE id > $2 ORDER BY id LIMIT $1',
   pageTag: 'SELECT id, name, tag FROM plants WHERE tag = $2 ORDER BY id LIMIT $1',
@@ -110,63 +111,6 @@ const STATEMENTS = {
 
 function query(name, values) {
   return pool.query({ name, text: STATEMENTS[name], values });
-}
-
-/**
- * A CTE recording, for every subscriber, one event per row of `rows`, as the
- * service's outbox does: its payload the plant (a deleted one's id alone).
- */
-function eventsSql(eventType, rows, subscribersParameter, members = ['id', 'name', 'tag']) {
-  return `events AS (
-    INSERT INTO webhook_deliveries (event_id, event_type, subscriber, payload)
-    SELECT event.id, '${eventType}', subscriber.url, event.payload
-    FROM (
-      SELECT gen_random_uuid() AS id,
-             json_strip_nulls(json_build_object(${members.map((member) => `'${member}', ${member}`).join(', ')}))::text AS payload
-      FROM ${rows}
-    ) AS event
-    CROSS JOIN unnest(${subscribersParameter}::text[]) AS subscriber (url)
-  )`;
-}
-
-/**
- * The one statement of a PATCH or DELETE: of the fields the patch sets,
- * guarded by If-Match's versions when it has some, recording the event when
- * there are subscribers. Its values: the id, the fields set, the versions,
- * the subscribers. Prepared once per shape, under a name of its own.
- */
-function changeStatement(operation, { setName = false, setTag = false, versions = false }) {
-  const events = SUBSCRIBERS.length > 0;
-  const name = [operation, setName && 'name', setTag && 'tag', versions && 'if-match', events && 'events']
-    .filter(Boolean)
-    .join('-');
-  if (STATEMENTS[name] === undefined) {
-    const values = ['id'];
-    const sets = [];
-    for (const [field, set] of [
-      ['name', setName],
-      ['tag', setTag],
-    ]) {
-      if (set) {
-        values.push(field);
-        sets.push(`${field} = $${values.length}`);
-      }
-    }
-    let where = 'id = $1';
-    if (versions) {
-      values.push('versions');
-      where += ` AND version = ANY ($${values.length}::integer[])`;
-    }
-    const change =
-      operation === 'update'
-        ? `UPDATE plants SET ${[...sets, 'version = version + 1'].join(', ')} WHERE ${where} RETURNING id, name, tag, version`
-        : `DELETE FROM plants WHERE ${where} RETURNING id, name, tag`;
-    STATEMENTS[name] = events
-      ? `WITH changed AS (${change}), ${eventsSql(`plant.${operation}d`, 'changed', `$${values.length + 1}`, operation === 'update' ? undefined : ['id'])}
-         SELECT * FROM changed`
-      : change;
-  }
-  return name;
 }
 
 // ---------------------------------------------------------------------------
@@ -256,15 +200,8 @@ function handle(request, response) {
     if (!item) {
       return fail(request, response, 404, `Cannot ${method} ${url}`);
     }
-    allowed = 'DELETE, GET, HEAD, PATCH';
-    operation =
-      method === 'GET' || method === 'HEAD'
-        ? read
-        : method === 'PATCH'
-          ? update
-          : method === 'DELETE'
-            ? remove
-            : undefined;
+    allowed = 'GET, HEAD';
+    operation = method === 'GET' || method === 'HEAD' ? read : undefined;
     argument = item[1];
   }
   if (!operation) {
@@ -292,10 +229,7 @@ function handle(request, response) {
 // ---------------------------------------------------------------------------
 // Request bodies
 
-/**
- * Calls `next` with the parsed JSON (JSON Merge Patch too, on PATCH),
- * NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself.
- */
+/** Calls `next` with the parsed JSON, NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself. */
 function readBody(request, response, next) {
   const { headers } = request;
   const declared = headers['content-length'];
@@ -303,12 +237,9 @@ function readBody(request, response, next) {
     return next(NO_BODY);
   }
   const contentType = headers['content-type'];
-  // JSON Merge Patch is JSON with the meaning of a patch: read as JSON on PATCH only.
-  const accepted = (type) =>
-    type === JSON_MEDIA_TYPE || (type === MERGE_PATCH_MEDIA_TYPE && request.method === 'PATCH');
-  if (!accepted(contentType)) {
+  if (contentType !== JSON_MEDIA_TYPE) {
     const { type, charset } = parseContentType(contentType ?? '');
-    if (!accepted(type)) {
+    if (type !== JSON_MEDIA_TYPE) {
       // Left unread; a route that takes a body answers 415 once the token is checked.
       return next(declared === '0' ? NO_BODY : UNSUPPORTED_BODY);
     }
@@ -669,7 +600,7 @@ class PlantWriter {
 const writer = new PlantWriter();
 
 // ---------------------------------------------------------------------------
-// GET and DELETE /plants/{id}
+// GET /plants/{id}
 
 /** The path's id as exact digits, or undefined once the refusal is answered. */
 function idParameter(request, response, raw) {
@@ -688,82 +619,7 @@ function idParameter(request, response, raw) {
   return int64Digits(id);
 }
 
-/** The answer's ETag: the plant's version, as a strong entity tag. */
-function entityTag(version) {
-  return `"${version}"`;
-}
-
-const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
-const MAX_VERSION = 2 ** 31 - 1;
-const PRECONDITION_FAILED =
-  'The record has changed since the version If-Match names; read it again for its current ETag';
-const PRECONDITION_REQUIRED =
-  'This change needs an If-Match header: send the ETag of the version it applies to, or *';
-
-/** An If-Match or If-None-Match header: `*`, or its entity tags; undefined once a malformed one is answered (400). */
-function condition(request, response, header, value) {
-  const trimmed = value.trim();
-  if (trimmed === '*') {
-    return '*';
-  }
-  const refuse = () =>
-    fail(request, response, 400, `${header} must be * or a list of entity tags such as "3"`);
-  const tags = [];
-  // A list, whose empty elements are allowed, as in any HTTP list.
-  for (const element of trimmed.split(',')) {
-    const item = element.trim();
-    const match = ENTITY_TAG.exec(item);
-    if (match) {
-      tags.push({ weak: match[1] !== undefined, opaque: match[2] });
-    } else if (item !== '') {
-      return void refuse();
-    }
-  }
-  return tags.length > 0 ? tags : void refuse();
-}
-
-/**
- * The request's preconditions: `ifMatch` as the versions a change needs (null:
- * any, without If-Match or with `*`; its strong tags only, compared strongly)
- * and `ifNoneMatch` as a condition; undefined once a refusal is answered (a
- * malformed header; 428 for a change without If-Match under REQUIRE_IF_MATCH).
- */
-function preconditions(request, response) {
-  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = request.headers;
-  if (
-    ifMatch === undefined &&
-    REQUIRE_IF_MATCH &&
-    (request.method === 'PATCH' || request.method === 'DELETE')
-  ) {
-    fail(request, response, 428, PRECONDITION_REQUIRED);
-    return undefined;
-  }
-  const result = { versions: null, ifNoneMatch: undefined };
-  if (ifMatch !== undefined) {
-    const tags = condition(request, response, 'If-Match', ifMatch);
-    if (tags === undefined) {
-      return undefined;
-    }
-    if (tags !== '*') {
-      result.versions = tags
-        .filter((tag) => !tag.weak && /^[1-9]\d{0,9}$/.test(tag.opaque) && Number(tag.opaque) <= MAX_VERSION)
-        .map((tag) => Number(tag.opaque));
-    }
-  }
-  if (ifNoneMatch !== undefined) {
-    result.ifNoneMatch = condition(request, response, 'If-None-Match', ifNoneMatch);
-    if (result.ifNoneMatch === undefined) {
-      return undefined;
-    }
-  }
-  return result;
-}
-
 async function read(request, response, raw) {
-  const conditions = preconditions(request, response);
-  if (conditions === undefined) {
-    return;
-  }
   const id = idParameter(request, response, raw);
   if (id === undefined) {
     return;
@@ -772,125 +628,8 @@ async function read(request, response, raw) {
   if (!row) {
     return fail(request, response, 404, `No plant has the id ${id}`);
   }
-  const etag = ['ETag', entityTag(row.version)];
-  const { ifNoneMatch } = conditions;
-  if (ifNoneMatch === '*' || ifNoneMatch?.some((tag) => tag.opaque === String(row.version))) {
-    response.writeHead(304, [...baseHeaders(request), ...etag]);
-    return response.end();
-  }
-  sendJson(request, response, 200, plantJson(row), etag);
-}
-
-/** The answer when the statement changed no row: 412 when the plant is there at another version, else 404. */
-async function missed(request, response, id, versions) {
-  if (versions !== null && (await query('exists', [id])).rows.length > 0) {
-    return fail(request, response, 412, PRECONDITION_FAILED);
-  }
-  fail(request, response, 404, `No plant has the id ${id}`);
-}
-
-async function remove(request, response, raw) {
-  const conditions = preconditions(request, response);
-  if (conditions === undefined) {
-    return;
-  }
-  const id = idParameter(request, response, raw);
-  if (id === undefined) {
-    return;
-  }
-  const { versions } = conditions;
-  const name = changeStatement('delete', { versions: versions !== null });
-  const values = [
-    id,
-    ...(versions !== null ? [versions] : []),
-    ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
-  ];
-  const { rowCount } = await query(name, values);
-  if (!rowCount) {
-    return missed(request, response, id, versions);
-  }
-  response.writeHead(204, baseHeaders(request));
-  response.end();
-}
-
-// ---------------------------------------------------------------------------
-// PATCH /plants/{id}: a JSON Merge Patch of name and tag
-
-async function update(request, response, raw, body) {
-  const conditions = preconditions(request, response);
-  if (conditions === undefined) {
-    return;
-  }
-  const id = idParameter(request, response, raw);
-  if (id === undefined) {
-    return;
-  }
-  if (body === NO_BODY) {
-    return fail(request, response, 400, 'A JSON request body is required');
-  }
-  if (body === UNSUPPORTED_BODY) {
-    return fail(
-      request,
-      response,
-      415,
-      `Content-Type must be ${MERGE_PATCH_MEDIA_TYPE} or ${JSON_MEDIA_TYPE}`,
-    );
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return fail(request, response, 400, 'Request body must be a JSON object');
-  }
-  const problems = [];
-  for (const key of Object.keys(body)) {
-    if (key !== 'id' && key !== 'name' && key !== 'tag') {
-      problems.push(`property ${key} is not allowed`);
-    }
-  }
-  const setName = Object.hasOwn(body, 'name');
-  const setTag = Object.hasOwn(body, 'tag');
-  if (Object.hasOwn(body, 'id') && !isInt64(body.id)) {
-    problems.push(`id ${INT64_RULE}`);
-  }
-  if (setName && !isText(body.name, true)) {
-    problems.push(NAME_RULE);
-  }
-  if (setTag && body.tag !== null && !isText(body.tag, false)) {
-    problems.push(TAG_RULE);
-  }
-  if (problems.length > 0) {
-    return fail(request, response, 400, problems.join('; '));
-  }
-  if (Object.hasOwn(body, 'id') && int64Digits(body.id) !== id) {
-    return fail(
-      request,
-      response,
-      400,
-      `id ${int64Digits(body.id)} differs from the id in the path, ${id}: an id cannot be changed`,
-    );
-  }
-
-  const { versions } = conditions;
-  let row;
-  if (!setName && !setTag) {
-    // An empty patch changes nothing, not even the version: the plant as it is, if the precondition holds.
-    row = (await query('selectOne', [id])).rows[0];
-    if (row && versions !== null && !versions.includes(row.version)) {
-      return fail(request, response, 412, PRECONDITION_FAILED);
-    }
-  } else {
-    const name = changeStatement('update', { setName, setTag, versions: versions !== null });
-    const values = [
-      id,
-      ...(setName ? [body.name] : []),
-      ...(setTag ? [body.tag] : []),
-      ...(versions !== null ? [versions] : []),
-      ...(SUBSCRIBERS.length > 0 ? [SUBSCRIBERS] : []),
-    ];
-    row = (await query(name, values)).rows[0];
-  }
-  if (!row) {
-    return missed(request, response, id, versions);
-  }
-  sendJson(request, response, 200, plantJson(row), ['ETag', entityTag(row.version)]);
+  // The ETag: the plant's version, as a strong entity tag.
+  sendJson(request, response, 200, plantJson(row), ['ETag', `"${row.version}"`]);
 }
 
 // ---------------------------------------------------------------------------

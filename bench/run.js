@@ -3,7 +3,9 @@
  *
  * Compares, in one run on one PostgreSQL (an embedded one by default, or
  * DATABASE_URL, whose name must say bench or test):
- *   floor    bench/floor-server.js: the same contract hand-written on node:http + pg
+ *   floor    bench/floor-server.js: the service's creates, reads by id and pages
+ *            hand-written on node:http + pg (it has no PATCH: patches are compared
+ *            with the baseline)
  *   ceiling  bench/ceiling-server.js: node:http answering POST /plants with no database
  *   framework  bench/framework-server.js: an ordinary NestJS on Express app answering
  *            POST /plants with no database: what the service's stack costs by itself
@@ -21,7 +23,8 @@
  * given up), apart from the socket errors: at 1,000 connections (--concurrency 1000,
  * --read-concurrency 1000) that is the overload run, where no request may be late. Each run finds the preloaded plants as the preload wrote them: what
  * creates added is deleted, what patches changed restored. Before the load, a contract
- * check asks the floor and the service the same requests and compares their answers.
+ * check asks the floor and the service the same requests on the floor's routes and
+ * compares their answers.
  * Prints a table per round and writes everything as JSON to bench/results/.
  *
  * Options, with their defaults (and --help, which prints this):
@@ -41,9 +44,8 @@
  *                            npm run build:service in it); naming it adds the target
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
- *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS,
- *                            REQUIRE_IF_MATCH and HTTP_LISTENERS too, the ceilings
- *                            its HTTP_LISTENERS)
+ *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS and
+ *                            HTTP_LISTENERS too, the ceilings its HTTP_LISTENERS)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
  *   --memory-limit SIZE      runs the service (and the baseline, in a cgroup of its own) in
@@ -86,7 +88,14 @@ const ROUTES = {
     method: 'GET',
     tag: 'fern',
   },
-  patch: { label: 'PATCH /plants/{id}', script: 'bench/patch.lua', method: 'PATCH', writes: true },
+  patch: {
+    label: 'PATCH /plants/{id}',
+    script: 'bench/patch.lua',
+    method: 'PATCH',
+    writes: true,
+    /** Not answered by the floor (see answers). */
+    floor: false,
+  },
 };
 const TARGETS = ['floor', 'ceiling', 'framework', 'baseline', 'service'];
 /** The targets that run a build of the service, as production does: the service, and the baseline. */
@@ -422,9 +431,9 @@ async function startServer(target, databaseUrl, { measureStartup }) {
       {
         ...common,
         DATABASE_URL: databaseUrl,
-        // The floor batches creates as the service does (the same statements in flight), records
-        // webhook events when the service would, and asks for If-Match when the service does.
-        ...followed(['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS', 'REQUIRE_IF_MATCH']),
+        // The floor batches creates as the service does (the same statements in flight), and
+        // records webhook events when the service would.
+        ...followed(['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS']),
       },
     ],
     ceiling: ['bench/ceiling-server.js', { ...common, ...followed([]) }],
@@ -945,9 +954,12 @@ function usage(message) {
   process.exit(2);
 }
 
-/** Whether `target` is measured on `route`: the ceilings answer POST /plants alone. */
+/** Whether `target` is measured on `route`: the ceilings answer POST /plants alone, the floor no PATCH. */
 function answers(target, route) {
-  return !WITHOUT_DATABASE.includes(target) || ROUTES[route].ceilings === true;
+  if (WITHOUT_DATABASE.includes(target)) {
+    return ROUTES[route].ceilings === true;
+  }
+  return target !== 'floor' || ROUTES[route].floor !== false;
 }
 
 function positiveNumber(name, text, zeroAllowed = false) {
