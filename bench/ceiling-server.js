@@ -11,25 +11,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 
 import { authorized } from './bearer.js';
+import { SECURITY_HEADERS } from './headers.js';
 import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
 const CANNED = JSON.stringify({ name: 'Bench plant', tag: 'bench' });
-const HEADERS = [
-  ['Content-Security-Policy', "default-src 'none';frame-ancestors 'none'"],
-  ['Cross-Origin-Opener-Policy', 'same-origin'],
-  ['Cross-Origin-Resource-Policy', 'same-origin'],
-  ['Origin-Agent-Cluster', '?1'],
-  ['Referrer-Policy', 'no-referrer'],
-  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['X-DNS-Prefetch-Control', 'off'],
-  ['X-Download-Options', 'noopen'],
-  ['X-Frame-Options', 'SAMEORIGIN'],
-  ['X-Permitted-Cross-Domain-Policies', 'none'],
-  ['X-XSS-Protection', '0'],
-  ['Content-Type', 'application/json; charset=utf-8'],
-].flat();
+const HEADERS = [...SECURITY_HEADERS, 'Content-Type', 'application/json; charset=utf-8'];
+
 function answer(response, status, text) {
   response.writeHead(status, [
     'X-Request-Id',

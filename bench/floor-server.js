@@ -40,6 +40,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import pg from 'pg';
 
 import { matchesAny, sha256 } from './bearer.js';
+import { SECURITY_HEADERS } from './headers.js';
 import { listenAsTheService } from './listen.js';
 
 const BODY_LIMIT = 16 * 1024;
@@ -116,21 +117,6 @@ function query(name, values) {
 // ---------------------------------------------------------------------------
 // Answers
 
-/** helmet's headers as the service sends them on its JSON routes (computed once there too). */
-const SECURITY_HEADERS = [
-  ['Content-Security-Policy', "default-src 'none';frame-ancestors 'none'"],
-  ['Cross-Origin-Opener-Policy', 'same-origin'],
-  ['Cross-Origin-Resource-Policy', 'same-origin'],
-  ['Origin-Agent-Cluster', '?1'],
-  ['Referrer-Policy', 'no-referrer'],
-  ['Strict-Transport-Security', 'max-age=31536000; includeSubDomains'],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['X-DNS-Prefetch-Control', 'off'],
-  ['X-Download-Options', 'noopen'],
-  ['X-Frame-Options', 'SAMEORIGIN'],
-  ['X-Permitted-Cross-Domain-Policies', 'none'],
-  ['X-XSS-Protection', '0'],
-].flat();
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const RETRY_LATER = ['Retry-After', '1'];
