@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import request from 'supertest';
 
-import { closeAll } from './support/cleanup.js';
 import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, UNREACHABLE, unsecuredToken } from './support/jwt-issuer.js';
@@ -21,20 +20,17 @@ function create(testApp: TestApp, token: string) {
 }
 
 describe('JWT bearer tokens, from a key set served on loopback', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
-  const testApp = useTestApp(() => ({
-    ...issuer.serviceEnv,
-    AUTH_JWT_CLOCK_TOLERANCE_S: '5',
-    AUTH_JWT_MAX_AGE: '1h',
-    // This suite sends many bad tokens from one address on purpose.
-    RATE_LIMIT_AUTH_FAILURES: '0',
-  }));
-  afterAll(async () => {
-    await issuer?.stop();
-  });
+  const issuer = new JwtIssuer();
+  const testApp = useTestApp(
+    () => ({
+      ...issuer.serviceEnv,
+      AUTH_JWT_CLOCK_TOLERANCE_S: '5',
+      AUTH_JWT_MAX_AGE: '1h',
+      // This suite sends many bad tokens from one address on purpose.
+      RATE_LIMIT_AUTH_FAILURES: '0',
+    }),
+    { servers: [issuer] },
+  );
 
   it('accepts a valid token carrying plants:write in `scope`', async () => {
     await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
@@ -257,20 +253,17 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 });
 
 describe('JWT bearer tokens when the key set cannot be fetched', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
-  const testApp = useTestApp(async () => ({
-    // Nothing listens there: the key set is unreachable.
-    AUTH_JWKS_URL: `http://127.0.0.1:${await freePort()}/.well-known/jwks.json`,
-    AUTH_ISSUER: ISSUER,
-    AUTH_AUDIENCE: AUDIENCE,
-    AUTH_JWKS_TIMEOUT_MS: '1000',
-  }));
-  afterAll(async () => {
-    await issuer?.stop();
-  });
+  const issuer = new JwtIssuer();
+  const testApp = useTestApp(
+    async () => ({
+      // Nothing listens there: the key set is unreachable.
+      AUTH_JWKS_URL: `http://127.0.0.1:${await freePort()}/.well-known/jwks.json`,
+      AUTH_ISSUER: ISSUER,
+      AUTH_AUDIENCE: AUDIENCE,
+      AUTH_JWKS_TIMEOUT_MS: '1000',
+    }),
+    { servers: [issuer] },
+  );
 
   it('answers 503 with Retry-After, within the fetch timeout, rather than calling the token bad', async () => {
     const started = Date.now();
@@ -289,14 +282,10 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
 });
 
 describe('JWT bearer tokens while every fetch of the key set fails', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-    issuer.answer = (_request, response) => response.writeHead(500).end();
-  });
-  const testApp = useTestApp(() => ({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' }));
-  afterAll(async () => {
-    await issuer?.stop();
+  const issuer = new JwtIssuer();
+  issuer.answer = (_request, response) => response.writeHead(500).end();
+  const testApp = useTestApp(() => ({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' }), {
+    servers: [issuer],
   });
 
   it('asks the issuer after 1 s, then 2 s, 4 s…, and writes one log line per fetch, none per request', async () => {
@@ -331,20 +320,17 @@ describe('JWT bearer tokens while every fetch of the key set fails', () => {
 });
 
 describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
-  const testApp = useTestApp(() => ({
-    ...issuer.serviceEnv,
-    AUTH_JWKS_CACHE_MS: '1000',
-    AUTH_JWKS_TIMEOUT_MS: '1000',
-    // This suite sends many bad tokens from one address on purpose.
-    RATE_LIMIT_AUTH_FAILURES: '0',
-  }));
-  afterAll(async () => {
-    await issuer?.stop();
-  });
+  const issuer = new JwtIssuer();
+  const testApp = useTestApp(
+    () => ({
+      ...issuer.serviceEnv,
+      AUTH_JWKS_CACHE_MS: '1000',
+      AUTH_JWKS_TIMEOUT_MS: '1000',
+      // This suite sends many bad tokens from one address on purpose.
+      RATE_LIMIT_AUTH_FAILURES: '0',
+    }),
+    { servers: [issuer] },
+  );
 
   beforeEach(() => {
     issuer.answer = undefined;
@@ -379,7 +365,7 @@ describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
 });
 
 describe('JWT bearer tokens from a key set address that redirects or sends too much', () => {
-  let issuer: JwtIssuer;
+  const issuer = new JwtIssuer();
   let answer: 'redirect' | 'oversized' | 'set';
   let elsewhere = 0;
   const mirror = createServer((request, response) => {
@@ -397,21 +383,22 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
     }
   });
 
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-    await new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve));
-  });
-  const testApp = useTestApp(() => ({
-    ...issuer.serviceEnv,
-    AUTH_JWKS_URL: `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/.well-known/jwks.json`,
-    RATE_LIMIT_AUTH_FAILURES: '0',
-  }));
-  afterAll(async () => {
-    await closeAll(
-      () => issuer?.stop(),
-      () => new Promise((resolve) => mirror.close(resolve)),
-    );
-  });
+  const testApp = useTestApp(
+    () => ({
+      ...issuer.serviceEnv,
+      AUTH_JWKS_URL: `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/.well-known/jwks.json`,
+      RATE_LIMIT_AUTH_FAILURES: '0',
+    }),
+    {
+      servers: [
+        issuer,
+        {
+          start: () => new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve)),
+          stop: () => new Promise((resolve) => mirror.close(resolve)),
+        },
+      ],
+    },
+  );
 
   it('follows no redirect and reads no oversized set: 503, until the set is served as it should be', async () => {
     const unavailable = { status: 503, body: { error: 503 } };
@@ -449,7 +436,8 @@ describe('JWT bearer tokens signed with a shared HS256 secret', () => {
   });
 
   it('refuses one signed with another secret, and an RS256 one', async () => {
-    const issuer = await JwtIssuer.start();
+    const issuer = new JwtIssuer();
+    await issuer.start();
     try {
       await expect(create(testApp, await hs256(`${secret}-not`))).resolves.toMatchObject({ status: 401 });
       await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 401 });

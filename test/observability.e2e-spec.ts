@@ -20,15 +20,9 @@ function sample(exposition: string, series: string): number | undefined {
 }
 
 describe('health, logs and metrics', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
+  const issuer = new JwtIssuer();
   // The most verbose level there is: whatever is logged, secrets must not be.
-  const testApp = useTestApp(() => ({ LOG_LEVEL: 'trace', ...issuer.serviceEnv }));
-  afterAll(async () => {
-    await issuer?.stop();
-  });
+  const testApp = useTestApp(() => ({ LOG_LEVEL: 'trace', ...issuer.serviceEnv }), { servers: [issuer] });
 
   it('reports liveness, and readiness with a database ping, without a token', async () => {
     const live = await request(testApp.server).get('/health/live');

@@ -8,14 +8,8 @@ import { startTestApp, useTestApp } from './support/app.js';
 const ID_RULE = 'must be an integer from -9223372036854775808 to 9223372036854775807';
 
 describe('reading and deleting plants', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
-  const testApp = useTestApp(() => issuer.serviceEnv);
-  afterAll(async () => {
-    await issuer?.stop();
-  });
+  const issuer = new JwtIssuer();
+  const testApp = useTestApp(() => issuer.serviceEnv, { servers: [issuer] });
 
   /** Stores plants directly, ids given as exact digits. */
   async function seed(...plants: Array<[id: string, name: string, tag?: string]>): Promise<void> {

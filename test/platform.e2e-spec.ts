@@ -5,7 +5,6 @@ import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
-import { freePort } from './support/service-process.js';
 import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 import { OrdersModule } from './fixtures/orders/orders.module.js';
 
@@ -16,15 +15,10 @@ import { OrdersModule } from './fixtures/orders/orders.module.js';
  * It gets every guarantee the plants routes have, with no other edit.
  */
 describe('a new resource: one folder and one import', () => {
-  let issuer: JwtIssuer;
-  beforeAll(async () => {
-    issuer = await JwtIssuer.start();
-  });
+  const issuer = new JwtIssuer();
   const testApp = useTestApp(() => ({ ...issuer.serviceEnv, LOG_LEVEL: 'error' }), {
     imports: [OrdersModule],
-  });
-  afterAll(async () => {
-    await issuer?.stop();
+    servers: [issuer],
   });
 
   const order = (overrides: Record<string, unknown> = {}) => ({
@@ -259,22 +253,10 @@ describe('a new resource: one folder and one import', () => {
 /** Its changes announced through the outbox, each in its own transaction. */
 describe("a new resource's webhook events", () => {
   const secret = webhookSecret();
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    await receiver.start();
-  });
-  const testApp = useTestApp(
-    () => ({
-      WEBHOOK_URLS: receiver.url,
-      WEBHOOK_SECRET: secret,
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-      LOG_LEVEL: 'error',
-    }),
-    { imports: [OrdersModule] },
-  );
-  afterAll(async () => {
-    await receiver?.stop();
+  const receiver = new WebhookReceiver();
+  const testApp = useTestApp(() => ({ ...receiver.serviceEnv(secret), LOG_LEVEL: 'error' }), {
+    imports: [OrdersModule],
+    servers: [receiver],
   });
 
   beforeEach(() => {

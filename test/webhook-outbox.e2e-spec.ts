@@ -5,7 +5,7 @@ import request from 'supertest';
 
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
-import { failedStart, freePort } from './support/service-process.js';
+import { failedStart } from './support/service-process.js';
 import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 import { type TestApp, useTestApp } from './support/app.js';
 
@@ -166,19 +166,8 @@ describe('the webhook outbox upkeep', () => {
 });
 
 describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    await receiver.start();
-  });
-  const testApp = useTestApp(() => ({
-    WEBHOOK_URLS: receiver.url,
-    WEBHOOK_SECRET: SECRET,
-    WEBHOOK_POLL_INTERVAL_MS: '100',
-  }));
-  afterAll(async () => {
-    await receiver?.stop();
-  });
+  const receiver = new WebhookReceiver();
+  const testApp = useTestApp(() => receiver.serviceEnv(SECRET), { servers: [receiver] });
 
   beforeEach(() => {
     receiver.received.length = 0;

@@ -16,9 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 function webhookEnv(receiver: WebhookReceiver, overrides: Record<string, string> = {}) {
   return {
-    WEBHOOK_URLS: receiver.url,
-    WEBHOOK_SECRET: SECRET,
-    WEBHOOK_POLL_INTERVAL_MS: '100',
+    ...receiver.serviceEnv(SECRET),
     WEBHOOK_BACKOFF_BASE_MS: '100',
     WEBHOOK_TIMEOUT_MS: '1000',
     ...overrides,
@@ -41,14 +39,9 @@ async function resetTables(testApp: TestApp): Promise<void> {
 }
 
 describe('the new-plant webhook', () => {
-  let receiver: WebhookReceiver;
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    await receiver.start();
-  });
-  const testApp = useTestApp(() => webhookEnv(receiver, { WEBHOOK_MAX_ATTEMPTS: '3', LOG_LEVEL: 'info' }));
-  afterAll(async () => {
-    await receiver?.stop();
+  const receiver = new WebhookReceiver();
+  const testApp = useTestApp(() => webhookEnv(receiver, { WEBHOOK_MAX_ATTEMPTS: '3', LOG_LEVEL: 'info' }), {
+    servers: [receiver],
   });
 
   beforeEach(() => {

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { createApp, listen } from '../../src/app.setup.js';
 import { appConfig } from '../../src/core/config/app.config.js';
 import { createRootLogger } from '../../src/core/logging/root-logger.js';
+import { closeAll } from './cleanup.js';
 import { truncateAll } from './database.js';
 import { TEST_TOKEN } from './environment.js';
 import { LogCapture } from './log-capture.js';
@@ -89,19 +90,24 @@ export async function startTestApp(
   };
 }
 
+/** A server the application talks to (a webhook receiver, a token issuer). */
+export interface TestServer {
+  start(): Promise<unknown>;
+  /** Stops it, if it started. */
+  stop(): Promise<unknown>;
+}
+
 /**
  * The application of one describe block, through Jest hooks: started before
- * the block's tests with `env` (or with what `env()` answers then, when it
- * needs a server an earlier hook started), every table emptied before each
- * test, as the suites share the test database, and closed after the tests.
- * What it answers stands for that application inside the block's tests and
- * hooks. Jest runs hooks in the order they are declared, `afterAll` too: a
- * server the application uses starts in a `beforeAll` above this call and
- * stops in an `afterAll` below it, once the application has closed.
+ * the block's tests, after `servers`, with `env` (or with what `env()`
+ * answers then, when it names a server's address), every table emptied
+ * before each test, as the suites share the test database, and closed after
+ * the tests, then the servers stopped. What it answers stands for that
+ * application inside the block's tests and hooks.
  */
 export function useTestApp(
   env: TestEnv | (() => TestEnv | Promise<TestEnv>) = {},
-  options: TestAppOptions = {},
+  { servers = [], ...options }: TestAppOptions & { readonly servers?: readonly TestServer[] } = {},
 ): TestApp {
   let started: TestApp | undefined;
   const current = (): TestApp => {
@@ -111,10 +117,13 @@ export function useTestApp(
     return started;
   };
   beforeAll(async () => {
+    for (const server of servers) {
+      await server.start();
+    }
     started = await startTestApp(typeof env === 'function' ? await env() : env, options);
   });
   afterAll(async () => {
-    await started?.close();
+    await closeAll(() => started?.close(), ...servers.map((server) => () => server.stop()));
   });
   beforeEach(async () => {
     await truncateAll(current().db);

@@ -14,31 +14,36 @@ export const UNREACHABLE: KeySetAnswer = (request) => request.socket.destroy();
 
 /**
  * A token issuer for the tests: an RSA key pair, and its public key set served
- * on loopback as a real authorization server would serve it. It counts the
- * requests for the set, and answers otherwise when a test sets `answer`.
+ * on loopback as a real authorization server would serve it, once started. It
+ * counts the requests for the set, and answers otherwise when a test sets
+ * `answer`.
  */
 export class JwtIssuer {
   /** Requests for the key set so far. */
   requests = 0;
   /** Unset: the key set. */
   answer?: KeySetAnswer;
+  private started?: { server: Server; privateKey: CryptoKey; publicKeyPem: string };
 
-  private constructor(
-    readonly jwksUrl: string,
-    private readonly server: Server,
-    private readonly privateKey: CryptoKey,
-    readonly publicKeyPem: string,
-    readonly kid: string,
-  ) {}
+  constructor(readonly kid = 'test-key-1') {}
+
+  get jwksUrl(): string {
+    const { port } = this.running.server.address() as AddressInfo;
+    return `http://127.0.0.1:${port}/.well-known/jwks.json`;
+  }
+
+  get publicKeyPem(): string {
+    return this.running.publicKeyPem;
+  }
 
   /** The service's settings to accept this issuer's tokens. */
   get serviceEnv(): Record<string, string> {
     return { AUTH_JWKS_URL: this.jwksUrl, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE };
   }
 
-  static async start(kid = 'test-key-1'): Promise<JwtIssuer> {
+  async start(): Promise<void> {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
-    const jwk: JWK = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+    const jwk: JWK = { ...(await exportJWK(publicKey)), kid: this.kid, alg: 'RS256', use: 'sig' };
     // Before the server listens: nothing may fail once it does, or it would be left listening.
     const publicKeyPem = await exportSPKI(publicKey);
     const server = createServer((request, response) => {
@@ -46,23 +51,15 @@ export class JwtIssuer {
         response.writeHead(404).end();
         return;
       }
-      issuer.requests++;
-      if (issuer.answer) {
-        issuer.answer(request, response);
+      this.requests++;
+      if (this.answer) {
+        this.answer(request, response);
       } else {
         response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [jwk] }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    const issuer = new JwtIssuer(
-      `http://127.0.0.1:${port}/.well-known/jwks.json`,
-      server,
-      privateKey,
-      publicKeyPem,
-      kid,
-    );
-    return issuer;
+    this.started = { server, privateKey, publicKeyPem };
   }
 
   /**
@@ -94,14 +91,24 @@ export class JwtIssuer {
       jwt.setExpirationTime(options.expiresIn ?? '5m');
     }
     const crit = options.header?.crit;
-    return jwt.sign(options.key ?? this.privateKey, {
+    return jwt.sign(options.key ?? this.running.privateKey, {
       // jose signs an extension marked critical only when told it is understood.
       crit: Array.isArray(crit) ? Object.fromEntries(crit.map((name: string) => [name, true])) : undefined,
     });
   }
 
+  /** Stops the server, if it started. */
   async stop(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const server = this.started?.server;
+    this.started = undefined;
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+
+  private get running(): NonNullable<JwtIssuer['started']> {
+    if (!this.started) {
+      throw new Error('The issuer has not started');
+    }
+    return this.started;
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import { Webhook } from 'standardwebhooks';
 
@@ -14,17 +15,23 @@ export interface ReceivedWebhook {
 /**
  * A webhook subscriber on loopback, as a client of the service would run
  * one: it records what it receives, and answers with the status `respond`
- * picks (200 by default).
+ * picks (200 by default). Given no port, it listens on a free one, known
+ * once it has started.
  */
 export class WebhookReceiver {
   readonly received: ReceivedWebhook[] = [];
   respond: (delivery: ReceivedWebhook, index: number) => number = () => 200;
   private server?: Server;
 
-  constructor(readonly port: number) {}
+  constructor(private port = 0) {}
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hooks/plants`;
+  }
+
+  /** The service's settings to deliver here, signed with `secret`, its outbox polled often. */
+  serviceEnv(secret: string): Record<string, string> {
+    return { WEBHOOK_URLS: this.url, WEBHOOK_SECRET: secret, WEBHOOK_POLL_INTERVAL_MS: '100' };
   }
 
   async start(): Promise<void> {
@@ -38,6 +45,7 @@ export class WebhookReceiver {
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
   }
 
   async stop(): Promise<void> {
