@@ -535,7 +535,8 @@ describe('a token from a function, against a service that takes expiring JWTs', 
   let testApp: TestApp;
 
   beforeAll(async () => {
-    issuer = await JwtIssuer.start();
+    issuer = new JwtIssuer();
+    await issuer.start();
     testApp = await startTestApp(issuer.serviceEnv);
   });
 
