@@ -4,7 +4,7 @@ import type { Context } from '@opentelemetry/api';
 import { type EntityManager, In, Repository } from 'typeorm';
 
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
-import type { WritePrecondition } from '../core/database/if-match.js';
+import { deleteIfMatch, type WritePrecondition } from '../core/database/if-match.js';
 import { ReadReplicas } from '../core/database/read-replicas.js';
 import { PreconditionFailedError } from '../core/errors/domain-error.js';
 import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
@@ -52,8 +52,8 @@ const READS = { inFlight: 4, maxBatchSize: 256, unavailable: isDatabaseUnavailab
 const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 
 /**
- * The plants' four busiest paths (reads by id, pages, creates, patches),
- * each batched (`BatchLoader`, DataLoader's idea): the requests that arrive
+ * The plants' reads and writes. The four busiest paths (reads by id, pages,
+ * creates, patches) are each batched (`BatchLoader`, DataLoader's idea): the requests that arrive
  * while earlier statements are out leave together in one statement, since on
  * these paths the round trip to PostgreSQL, not the statement, is what costs
  * (docs/performance.md#batched-reads-and-writes). Reads by id and pages may go
@@ -135,6 +135,21 @@ export class PlantsRepository {
       throw new PreconditionFailedError();
     }
     return plant ?? null;
+  }
+
+  /**
+   * Deletes the plant if it is at one of the precondition's versions (any,
+   * without one), recording `plant.deleted`; false when there was none. A
+   * plant at another version throws `PreconditionFailedError`.
+   */
+  remove(id: string, precondition?: WritePrecondition): Promise<boolean> {
+    return this.write(async (manager) => {
+      const plant = await deleteIfMatch(manager, Plant, { id }, precondition);
+      if (plant) {
+        await this.outbox.enqueue(manager, 'plant.deleted', { id: plantView(plant).id });
+      }
+      return plant !== null;
+    });
   }
 
   private async findByIds(ids: readonly string[]): Promise<Array<StoredPlant | null>> {

@@ -1,6 +1,3 @@
-import type { DataSource } from 'typeorm';
-
-import type { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { PlantIdTakenError } from './plant.errors.js';
 import type { PlantsMetrics } from './plants.metrics.js';
 import type { CreateOutcome, PlantRecord, PlantsRepository } from './plants.repository.js';
@@ -17,7 +14,7 @@ function serviceAnswering(outcome: (plant: PlantRecord) => CreateOutcome) {
     },
   } as PlantsRepository;
   const metrics = { created: { inc: () => created++ } } as unknown as PlantsMetrics;
-  const service = new PlantsService(plants, {} as DataSource, {} as WebhookOutbox, metrics);
+  const service = new PlantsService(plants, metrics);
   return { service, written, created: () => created };
 }
 

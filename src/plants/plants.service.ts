@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
-import { deleteIfMatch, type WritePrecondition } from '../core/database/if-match.js';
+import type { WritePrecondition } from '../core/database/if-match.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
-import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
-import { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
 import { plantView } from './plant.view.js';
 import { PlantsMetrics } from './plants.metrics.js';
@@ -21,18 +18,13 @@ export interface PlantPage {
 }
 
 /**
- * Every change records its webhook event (`plant.created`, `plant.updated`,
- * `plant.deleted`) in its own transaction; patches and deletes check
- * `If-Match` in their own statement. Reads by id, pages, creates and patches
- * go through `PlantsRepository`, which batches them; deletes through TypeORM
- * and the platform's helpers, as any resource's changes do.
+ * The plants' rules over their repository: a create sent again is a replay,
+ * another plant under a taken id a conflict, a missing plant 404.
  */
 @Injectable()
 export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
-    private readonly dataSource: DataSource,
-    private readonly outbox: WebhookOutbox,
     private readonly metrics: PlantsMetrics,
   ) {}
 
@@ -98,13 +90,8 @@ export class PlantsService {
   }
 
   async remove(id: number | bigint, precondition?: WritePrecondition): Promise<void> {
-    const key = String(id);
-    await this.dataSource.transaction(async (manager) => {
-      const plant = await deleteIfMatch(manager, Plant, { id: key }, precondition);
-      if (!plant) {
-        throw new PlantNotFoundError(key);
-      }
-      await this.outbox.enqueue(manager, 'plant.deleted', { id });
-    });
+    if (!(await this.plants.remove(String(id), precondition))) {
+      throw new PlantNotFoundError(String(id));
+    }
   }
 }
