@@ -6,6 +6,7 @@ import { eventually } from './support/eventually.js';
 import { type PgBouncer, startPgBouncer } from './support/pgbouncer.js';
 import { freePort } from './support/service-process.js';
 import { WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
+import { describeWith, PGBOUNCER } from './support/system-packages.js';
 
 const WORKERS = 32;
 const LOAD_MS = 4_000;
@@ -17,7 +18,7 @@ const LOAD_MS = 4_000;
  * setting) survives from one to the next. Migrations ran straight against
  * PostgreSQL first, as docs/operations.md says.
  */
-describe('behind PgBouncer in transaction pooling', () => {
+describeWith([PGBOUNCER])('behind PgBouncer in transaction pooling', () => {
   let pooler: PgBouncer;
   let receiver: WebhookReceiver;
   let testApp: TestApp;

@@ -5,6 +5,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { createPlantAs } from './support/factories.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
+import { describeWith, REDIS } from './support/system-packages.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 const REDIS_PASSWORD = 'redis-password-never-logged-0123';
@@ -27,7 +28,7 @@ function rateLimitLines(testApp: TestApp, level: string) {
   return testApp.logs.entries().filter((entry) => entry.context === 'RateLimit' && entry.level === level);
 }
 
-describe('rate limits in Redis, shared by two instances', () => {
+describeWith([REDIS])('rate limits in Redis, shared by two instances', () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedisServer({ password: REDIS_PASSWORD });
@@ -95,7 +96,7 @@ describe('rate limits in Redis, shared by two instances', () => {
   });
 });
 
-describe('rate limits in Redis, when Redis goes away', () => {
+describeWith([REDIS])('rate limits in Redis, when Redis goes away', () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedisServer();
@@ -160,7 +161,7 @@ describe('rate limits in Redis, when Redis goes away', () => {
   });
 });
 
-describe('rate limits in a Redis Cluster', () => {
+describeWith([REDIS])('rate limits in a Redis Cluster', () => {
   let redis: RedisServer;
   beforeAll(async () => {
     redis = await startRedisServer({ cluster: true });

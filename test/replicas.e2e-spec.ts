@@ -10,6 +10,7 @@ import {
   workFolder,
 } from './support/debian-postgres.js';
 import { AUTH } from './support/factories.js';
+import { describeWith, POSTGRES_15 } from './support/system-packages.js';
 
 const DATABASE = 'plant_store_test';
 
@@ -19,7 +20,7 @@ const DATABASE = 'plant_store_test';
  * reads by id and pages go to it, everything else to the primary, and when
  * it stops answering, reads go to the primary without an error.
  */
-describe('read replicas', () => {
+describeWith([POSTGRES_15])('read replicas', () => {
   let folder: string;
   let primary: DebianPostgres;
   let standby: DebianPostgres;

@@ -10,6 +10,7 @@ import { eventually } from '../support/eventually.js';
 import { createPlantAs } from '../support/factories.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
+import { describeWith, REDIS } from '../support/system-packages.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 const REDIS_PASSWORD = 'redis-password-never-logged-4567';
@@ -43,7 +44,7 @@ async function createsInTurn(service: ServiceProcess, token: string, count: numb
   return { statuses, slowestMs };
 }
 
-describe('rate limits in Redis, against the compiled service, when Redis fails', () => {
+describeWith([REDIS])('rate limits in Redis, against the compiled service, when Redis fails', () => {
   let redis: RedisServer;
   let service: ServiceProcess;
 

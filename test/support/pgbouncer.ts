@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { removeServers, unprivileged, workFolder } from './debian-postgres.js';
 import { freePort } from './service-process.js';
+import { programPath } from './system-packages.js';
 
 export interface PgBouncer {
   /** The database behind it, as the service connects to it: through the pooler. */
@@ -55,7 +56,10 @@ export async function startPgBouncer(databaseUrl: string): Promise<PgBouncer> {
     ].join('\n'),
     { mode: 0o644 },
   );
-  const pooler = spawn('pgbouncer', [config], { ...runAs, stdio: ['ignore', 'ignore', 'pipe'] });
+  const pooler = spawn(programPath('pgbouncer') ?? 'pgbouncer', [config], {
+    ...runAs,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let output = '';
   pooler.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const failed = new Promise<never>((_resolve, reject) => {
