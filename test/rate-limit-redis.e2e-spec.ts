@@ -8,6 +8,7 @@ import { startRedisServer, type RedisServer } from './support/redis-server.js';
 import { describeWith, REDIS } from './support/system-packages.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
+const THIRD_TOKEN = 'a-third-test-token-0123456789';
 const REDIS_PASSWORD = 'redis-password-never-logged-0123';
 
 /** The value of one sample of the application's metrics, by the sample's name. */
@@ -34,7 +35,7 @@ describeWith([REDIS])('rate limits in Redis, shared by two instances', () => {
     redis = await startRedisServer({ password: REDIS_PASSWORD });
   });
   const env = () => ({
-    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
     RATE_LIMIT_PER_TOKEN: '10',
     RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
     RATE_LIMIT_AUTH_FAILURES: '3',
@@ -86,6 +87,25 @@ describeWith([REDIS])('rate limits in Redis, shared by two instances', () => {
       status: 429,
     });
     await expect(createPlantAs(first.url, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
+  });
+
+  it('report one shared budget: each answer’s remaining count is what both instances left', async () => {
+    const answers = [];
+    for (let request = 1; request <= 11; request++) {
+      const instance = request % 2 === 1 ? first : second;
+      answers.push(await createPlantAs(instance.url, THIRD_TOKEN));
+    }
+
+    expect(answers.map(({ status }) => status)).toStrictEqual([...Array(10).fill(200), 429]);
+    expect(answers.map(({ rateLimitPolicy }) => rateLimitPolicy)).toStrictEqual(
+      Array(11).fill('"token";q=10;w=60'),
+    );
+    // Counted in one place, the remaining count falls by one whichever instance answers.
+    expect(answers.map(({ rateLimit }) => rateLimit?.replace(/;t=\d+$/, ''))).toStrictEqual(
+      [9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0].map((left) => `"token";r=${left}`),
+    );
+    await expect(metric(first, 'rate_limit_storage_errors_total')).resolves.toBe(0);
+    await expect(metric(second, 'rate_limit_storage_errors_total')).resolves.toBe(0);
   });
 
   it('name Redis in the log without its password', () => {

@@ -4,6 +4,7 @@ import { type TestApp, useTestApp } from './support/app.js';
 
 const OTHER_TOKEN = 'another-test-token-0123456789';
 const THIRD_TOKEN = 'a-third-test-token-0123456789';
+const FOURTH_TOKEN = 'a-fourth-test-token-0123456789';
 
 /** A create through the running service with this token. */
 function create(testApp: TestApp, token: string) {
@@ -12,7 +13,7 @@ function create(testApp: TestApp, token: string) {
 
 describe('rate limits', () => {
   const testApp = useTestApp({
-    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
+    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN},${FOURTH_TOKEN}`,
     RATE_LIMIT_PER_TOKEN: '5',
     RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
     RATE_LIMIT_AUTH_FAILURES: '3',
@@ -67,5 +68,70 @@ describe('rate limits', () => {
     // A valid token is served: the lockout limits failures, and cannot be turned on someone else.
     await expect(create(testApp, OTHER_TOKEN)).resolves.toMatchObject({ status: 200 });
     await expect(create(testApp, 'wrong-token-5-0123456789')).resolves.toMatchObject({ status: 429 });
+  });
+
+  it('tells a token what is left of its budget on every answer it counts, and public routes nothing', async () => {
+    const answers = [];
+    for (let request = 1; request <= 6; request++) {
+      answers.push(await create(testApp, FOURTH_TOKEN));
+    }
+    const probe = await fetch(`${testApp.url}/health/live`, {
+      headers: { Authorization: `Bearer ${FOURTH_TOKEN}` },
+    });
+
+    expect(answers.map(({ status }) => status)).toStrictEqual([200, 200, 200, 200, 200, 429]);
+    expect(answers.map(({ rateLimitPolicy }) => rateLimitPolicy)).toStrictEqual(
+      Array(6).fill('"token";q=5;w=60'),
+    );
+    const fields = answers.map(({ rateLimit }) => /^"token";r=(\d+);t=(\d+)$/.exec(rateLimit ?? ''));
+    expect(fields.map((field) => Number(field?.[1]))).toStrictEqual([4, 3, 2, 1, 0, 0]);
+    for (const field of fields) {
+      expect(Number(field?.[2])).toBeGreaterThan(0);
+      expect(Number(field?.[2])).toBeLessThanOrEqual(60);
+    }
+    // The refusal's reset is its Retry-After: no sooner, as the draft asks.
+    expect(fields[5]?.[2]).toBe(answers[5].retryAfter);
+    expect(probe.headers.get('ratelimit')).toBeNull();
+    expect(probe.headers.get('ratelimit-policy')).toBeNull();
+  });
+});
+
+describe('rate limits on failed authentications', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      AUTH_TOKENS: TEST_TOKEN,
+      RATE_LIMIT_AUTH_FAILURES: '3',
+      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    });
+  });
+
+  afterAll(async () => {
+    await testApp.close();
+  });
+
+  it('tell an address what is left of its budget on each refused token, and nothing when it sent none', async () => {
+    const missing = await fetch(`${testApp.url}/plants`);
+    const refused = [];
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      refused.push(await create(testApp, `wrong-token-${attempt}-0123456789`));
+    }
+
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get('ratelimit')).toBeNull();
+    // The third failure spends the budget (r=0): the bad tokens after it are refused with 429.
+    expect(refused.map(({ status }) => status)).toStrictEqual([401, 401, 401, 429, 429]);
+    expect(refused.map(({ rateLimitPolicy }) => rateLimitPolicy)).toStrictEqual(
+      Array(5).fill('"auth-failures";q=3;w=60'),
+    );
+    expect(refused.map(({ rateLimit }) => rateLimit?.replace(/;t=\d+$/, ''))).toStrictEqual([
+      '"auth-failures";r=2',
+      '"auth-failures";r=1',
+      '"auth-failures";r=0',
+      '"auth-failures";r=0',
+      '"auth-failures";r=0',
+    ]);
+    expect(refused[4].rateLimit).toBe(`"auth-failures";r=0;t=${refused[4].retryAfter}`);
   });
 });

@@ -31,6 +31,8 @@ export async function createPlantAs(url: string, token: string) {
     status: response.status,
     challenge: response.headers.get('www-authenticate'),
     retryAfter: response.headers.get('retry-after'),
+    rateLimitPolicy: response.headers.get('ratelimit-policy'),
+    rateLimit: response.headers.get('ratelimit'),
     body: JSON.parse(await response.text()) as unknown,
   };
 }

@@ -1,15 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 
 import { authConfig, type AuthConfig } from '../config/auth.config.js';
+import { blockedFields, rateLimitFields, type RateLimitFields } from '../rate-limit/rate-limit-fields.js';
 import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 import { tooManyRequests } from '../rate-limit/too-many-requests.js';
 
 const THROTTLER_NAME = 'auth-failures';
+const LOCKED_OUT = 'Too many failed authentication attempts from this address';
 
 /**
  * Brute-force protection: a client address that fails authentication too
  * often in a window is refused with 429, before any token it sends is
- * checked, until the window has passed.
+ * checked, until the window has passed. Each refusal tells the address what
+ * is left of its budget (`RateLimit`, policy `auth-failures`).
  */
 @Injectable()
 export class AuthFailureLimiter {
@@ -33,33 +36,43 @@ export class AuthFailureLimiter {
     }
     const wait = this.storage.blockedFor(keyOf(address));
     if (typeof wait === 'number') {
-      refuseWhileBlocked(wait);
+      this.refuseWhileBlocked(wait);
       return undefined;
     }
-    return wait.then(refuseWhileBlocked);
+    return wait.then((seconds) => this.refuseWhileBlocked(seconds));
   }
 
-  /** Counts a failed attempt; the one that reaches the limit is already refused with 429. */
-  async recordFailure(address: string | undefined): Promise<void> {
+  /**
+   * Counts a failed attempt, and answers what is left of the address's budget
+   * (undefined when there is no limit); the one that reaches the limit is
+   * already refused with 429.
+   */
+  async recordFailure(address: string | undefined): Promise<RateLimitFields | undefined> {
     if (this.limit === 0) {
-      return;
+      return undefined;
     }
-    const { isBlocked, timeToBlockExpire } = await this.storage.increment(
+    const record = await this.storage.increment(
       keyOf(address),
       this.windowMs,
       this.limit,
       this.windowMs,
       THROTTLER_NAME,
     );
-    if (isBlocked) {
-      throw tooManyRequests('Too many failed authentication attempts from this address', timeToBlockExpire);
+    const fields = rateLimitFields(THROTTLER_NAME, this.limit, this.windowMs, record);
+    if (record.isBlocked) {
+      throw tooManyRequests(LOCKED_OUT, record.timeToBlockExpire, fields);
     }
+    return fields;
   }
-}
 
-function refuseWhileBlocked(wait: number): void {
-  if (wait > 0) {
-    throw tooManyRequests('Too many failed authentication attempts from this address', wait);
+  private refuseWhileBlocked(seconds: number): void {
+    if (seconds > 0) {
+      throw tooManyRequests(
+        LOCKED_OUT,
+        seconds,
+        blockedFields(THROTTLER_NAME, this.limit, this.windowMs, seconds),
+      );
+    }
   }
 }
 

@@ -75,12 +75,12 @@ export class BearerAuthGuard implements CanActivate {
   /**
    * Answers 429 while the client's address is locked out (a failure then is
    * not counted again); else counts the failure against it and answers 401
-   * (429 for the one that reaches the limit).
+   * with what is left of the address's budget (429 for the one that reaches
+   * the limit).
    */
   private async refuse(request: Request): Promise<never> {
     await this.failures.assertAllowed(request.ip);
-    await this.failures.recordFailure(request.ip);
-    throw BearerChallenge.invalidToken();
+    throw BearerChallenge.invalidToken(await this.failures.recordFailure(request.ip));
   }
 }
 

@@ -24,11 +24,13 @@ export class BearerChallenge extends HttpExceptionWithHeaders {
     );
   }
 
-  static invalidToken(): BearerChallenge {
+  /** With `headers` of its own: what is left of the address's budget of failures, say. */
+  static invalidToken(headers: Readonly<Record<string, string>> = {}): BearerChallenge {
     return new BearerChallenge(
       HttpStatus.UNAUTHORIZED,
       'The bearer token is invalid or expired',
       `Bearer realm="${AUTH_REALM}", error="invalid_token"`,
+      headers,
     );
   }
 
@@ -40,7 +42,12 @@ export class BearerChallenge extends HttpExceptionWithHeaders {
     );
   }
 
-  private constructor(status: HttpStatus, message: string, challenge: string) {
-    super(status, message, { 'WWW-Authenticate': challenge });
+  private constructor(
+    status: HttpStatus,
+    message: string,
+    challenge: string,
+    headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(status, message, { ...headers, 'WWW-Authenticate': challenge });
   }
 }

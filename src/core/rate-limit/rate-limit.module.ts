@@ -14,8 +14,6 @@ import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js
       inject: [authConfig.KEY, RateLimitStorage],
       useFactory: (auth: AuthConfig, storage: RateLimitStorage) => ({
         storage,
-        // X-RateLimit-* headers on every answer cost more than they tell; 429s carry Retry-After.
-        setHeaders: false,
         throttlers: [
           {
             name: TOKEN_THROTTLER,

@@ -3,6 +3,7 @@ import { SkipThrottle, Throttle, type ThrottlerOptions } from '@nestjs/throttler
 import type { Request } from 'express';
 
 import { httpContext } from '../../../test/support/execution-context.js';
+import type { HttpExceptionWithHeaders } from '../errors/error-status.js';
 import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { TOKEN_THROTTLER, TokenThrottlerGuard } from './token-throttler.guard.js';
 
@@ -23,23 +24,17 @@ class Routes {
   misconfigured(): void {}
 }
 
-class OtherRoutes extends Routes {}
-
 function isAdmin(context: ExecutionContext): boolean {
   return context.switchToHttp().getRequest<Request>().principal?.subject === 'admin';
 }
 
-function contextFor(
-  handler: keyof Routes,
-  subject?: string,
-  controller: typeof Routes = Routes,
-): ExecutionContext {
+function contextFor(handler: keyof Routes, subject?: string, response: object = {}): ExecutionContext {
   const request = {
     headers: {},
     principal: subject === undefined ? undefined : { subject, hasScope: () => true },
   } as unknown as Request;
   // Nest's own context, as a guard gets it for an HTTP request.
-  return httpContext(request, controller, Routes.prototype[handler]);
+  return httpContext(request, Routes, Routes.prototype[handler], response);
 }
 
 /** How many of `attempts` calls pass before the guard answers 429. */
@@ -64,9 +59,12 @@ async function allowed(
 describe('TokenThrottlerGuard', () => {
   let storage: FixedWindowThrottlerStorage;
 
-  async function guardWith(throttler: Partial<ThrottlerOptions> = {}): Promise<TokenThrottlerGuard> {
+  async function guardWith(
+    throttler: Partial<ThrottlerOptions> = {},
+    setHeaders = false,
+  ): Promise<TokenThrottlerGuard> {
     const guard = new TokenThrottlerGuard(
-      { setHeaders: false, throttlers: [{ name: TOKEN_THROTTLER, limit: 4, ttl: 60_000, ...throttler }] },
+      { setHeaders, throttlers: [{ name: TOKEN_THROTTLER, limit: 4, ttl: 60_000, ...throttler }] },
       storage,
     );
     await guard.onModuleInit();
@@ -123,17 +121,34 @@ describe('TokenThrottlerGuard', () => {
     );
   });
 
-  it('reads a route’s metadata once, per handler and controller', async () => {
-    const guard = await guardWith();
-    const first = guard.routeThrottles(contextFor('strict', 'alice'));
+  it('tells each counted request what is left of its budget, and the 429 that it is spent', async () => {
+    const guard = await guardWith({}, true);
+    const sent: Array<Record<string, string>> = [];
+    const response = () => {
+      const headers: Record<string, string> = {};
+      sent.push(headers);
+      return { setHeader: (name: string, value: string) => (headers[name] = value) };
+    };
 
-    expect(guard.routeThrottles(contextFor('strict', 'bob'))).toBe(first);
-    expect(first).toEqual([
-      expect.objectContaining({ settings: { limit: 1, ttl: 60_000, blockDuration: 60_000 } }),
-    ]);
-    expect(guard.routeThrottles(contextFor('strict', 'alice', OtherRoutes))).not.toBe(first);
-    expect(guard.routeThrottles(contextFor('byRequest', 'alice'))).toEqual([
-      expect.objectContaining({ settings: undefined }),
-    ]);
+    for (let request = 0; request < 3; request++) {
+      await guard.canActivate(contextFor('plain', 'alice', response()));
+    }
+    const refused = await guard
+      .canActivate(contextFor('plain', 'alice', response()))
+      .catch((error: unknown) => error);
+
+    expect(sent.slice(0, 3)).toStrictEqual(
+      [2, 1, 0].map((left) => ({
+        'RateLimit-Policy': '"token";q=3;w=60',
+        RateLimit: `"token";r=${left};t=60`,
+      })),
+    );
+    expect(refused).toBeInstanceOf(HttpException);
+    expect((refused as HttpExceptionWithHeaders).headers).toStrictEqual({
+      'RateLimit-Policy': '"token";q=3;w=60',
+      RateLimit: '"token";r=0;t=60',
+      'Retry-After': '60',
+    });
+    expect(sent[3]).toStrictEqual({});
   });
 });
