@@ -1,10 +1,11 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
-import { IsOptional, IsString } from 'class-validator';
+import { IsOptional, IsString, IsUrl } from 'class-validator';
 
 import {
   BooleanVariable,
   Environment,
   IntegerVariable,
+  isLoopbackUrl,
   parseListEnv,
   readEnvironment,
 } from './environment.js';
@@ -65,6 +66,18 @@ export class HttpEnvironment {
   @BooleanVariable()
   DOCS_ENABLED = true;
 
+  /**
+   * Where clients reach the service (behind its proxy, say): the OpenAPI
+   * document's `servers`, which generated clients take as their base URL.
+   * The default is where a development instance listens.
+   */
+  @IsOptional()
+  @IsUrl(
+    { require_tld: false, protocols: ['https', 'http'], require_protocol: true },
+    { message: 'PUBLIC_URL must be an https:// URL (http:// on a loopback address)' },
+  )
+  PUBLIC_URL = 'http://127.0.0.1:3000';
+
   static crossCheck(env: Readonly<Record<string, unknown>>): string[] {
     const problems: string[] = [];
     if (Number(env.HTTP_HEADERS_TIMEOUT_MS) > Number(env.HTTP_REQUEST_TIMEOUT_MS)) {
@@ -75,6 +88,7 @@ export class HttpEnvironment {
         "METRICS_PORT must differ from PORT: the metrics' port is one the API's callers cannot reach",
       );
     }
+    problems.push(...publicUrlProblems(env.PUBLIC_URL));
     return problems;
   }
 }
@@ -93,6 +107,7 @@ export const httpConfig = registerAs('http', () => {
     requireIfMatch: env.REQUIRE_IF_MATCH,
     metricsPort: env.METRICS_PORT,
     docsEnabled: env.DOCS_ENABLED,
+    publicUrl: publicUrlOf(env.PUBLIC_URL),
   };
 });
 
@@ -106,4 +121,29 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
     return true;
   }
   return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** The URL as `servers` gives it: paths are appended to it, so it ends without a slash. */
+export function publicUrlOf(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * A token sent to a plain-http address crosses the network in clear: only
+ * this machine may be reached so. Credentials, a query or a fragment would
+ * end up in every generated client.
+ */
+function publicUrlProblems(value: unknown): string[] {
+  const url = typeof value === 'string' ? URL.parse(value) : null;
+  if (!url) {
+    return [];
+  }
+  const problems: string[] = [];
+  if (url.protocol === 'http:' && !isLoopbackUrl(url.href)) {
+    problems.push('PUBLIC_URL must use https (plain http is allowed on a loopback address only)');
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    problems.push('PUBLIC_URL must be a base URL: no credentials, query or fragment');
+  }
+  return problems;
 }

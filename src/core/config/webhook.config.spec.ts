@@ -29,3 +29,13 @@ describe('WEBHOOK_URLS', () => {
     );
   });
 });
+
+describe('WEBHOOK_SECRET', () => {
+  it('takes up to eight keys, so that the signature header it makes stays bounded', () => {
+    const keys = (count: number) =>
+      Array.from({ length: count }, (_, index) => `whsec_${Buffer.alloc(32, index).toString('base64')}`);
+
+    expect(read({ WEBHOOK_SECRET: keys(8).join(',') })).not.toThrow();
+    expect(read({ WEBHOOK_SECRET: keys(9).join(',') })).toThrow('WEBHOOK_SECRET must list at most 8 secrets');
+  });
+});

@@ -15,6 +15,8 @@ const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** The key sizes the Standard Webhooks specification allows. */
 const MIN_WEBHOOK_KEY_BYTES = 24;
 const MAX_WEBHOOK_KEY_BYTES = 64;
+/** Every key signs every delivery: enough for a rotation, and a signature header of bounded length. */
+export const MAX_WEBHOOK_KEYS = 8;
 /** Padded base64 of the standard alphabet, as `base64` and every Standard Webhooks library write it. */
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -144,6 +146,9 @@ function webhookSecretProblems(value: unknown): string[] {
   const entries = parseListEnv(typeof value === 'string' ? value : '');
   if (entries.length === 0) {
     return ['WEBHOOK_SECRET must list one or more secrets, separated by commas'];
+  }
+  if (entries.length > MAX_WEBHOOK_KEYS) {
+    return [`WEBHOOK_SECRET must list at most ${MAX_WEBHOOK_KEYS} secrets`];
   }
   return entries.flatMap((entry, index) => {
     const position = `WEBHOOK_SECRET entry ${index + 1}`;
