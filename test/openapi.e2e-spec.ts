@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { maxHeaderSize } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +12,8 @@ import request from 'supertest';
 import { ERROR_DOCUMENTATION } from '../src/core/errors/api-error-responses.decorator.js';
 import { contractViolations } from './support/openapi-contract.js';
 import { startTestApp, type TestApp } from './support/app.js';
+import { truncateAll } from './support/database.js';
+import { TEST_TOKEN } from './support/environment.js';
 import { platformErrorGaps, PLATFORM_ERROR_STATUSES, scopesByOperation } from './support/platform-errors.js';
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
@@ -133,9 +136,15 @@ describe('OpenAPI document', () => {
     );
     expect(paths['/plants'].get.responses['200'].content['application/json'].schema).toStrictEqual({
       type: 'array',
+      maxItems: 100,
       items: { $ref: '#/components/schemas/NewPlant' },
     });
-    expect(paths['/plants'].get.responses['200'].headers.Link).toBeDefined();
+    const link = paths['/plants'].get.responses['200'].headers.Link as Document;
+    expect(link).toMatchObject({ required: false, schema: { type: 'string', maxLength: 4096 } });
+    expect('</plants?limit=20&after=42&tag=aroid>; rel="next"').toMatch(
+      new RegExp(link.schema.pattern as string),
+    );
+    expect('<https://elsewhere.example/>; rel="next"').not.toMatch(new RegExp(link.schema.pattern as string));
     expect(
       (paths['/plants'].get.parameters as Document[]).map((parameter) => parameter.name as string).sort(),
     ).toStrictEqual(['after', 'limit', 'tag']);
@@ -180,10 +189,29 @@ describe('OpenAPI document', () => {
     expect(parameterNames(paths['/plants/{id}'].get)).toStrictEqual(['header If-None-Match', 'path id']);
     expect(parameterNames(update)).toStrictEqual(['header If-Match', 'path id']);
     expect(parameterNames(paths['/plants/{id}'].delete)).toStrictEqual(['header If-Match', 'path id']);
-    expect(paths['/plants/{id}'].get.responses['200'].headers.ETag).toBeDefined();
+    // The ETag always comes with a versioned read, its 304 and a change, as a quoted version number.
+    const etag = {
+      description: expect.stringContaining('strong entity tag'),
+      required: true,
+      schema: {
+        type: 'string',
+        minLength: 3,
+        maxLength: 12,
+        pattern: '^"[1-9][0-9]{0,9}"$',
+        examples: ['"3"'],
+      },
+    };
+    expect(paths['/plants/{id}'].get.responses['200'].headers.ETag).toStrictEqual(etag);
+    expect(paths['/plants/{id}'].get.responses['304'].headers.ETag).toStrictEqual(etag);
     expect(paths['/plants/{id}'].get.responses['304'].content).toBeUndefined();
-    expect(update.responses['200'].headers.ETag).toBeDefined();
+    expect(update.responses['200'].headers.ETag).toStrictEqual(etag);
     expect(paths['/plants'].get.responses['200'].headers.ETag).toBeUndefined();
+    expect(paths['/plants/{id}'].delete.responses['204'].headers.ETag).toBeUndefined();
+    // No longer than Node.js lets a request head be: the service sets no shorter limit of its own.
+    for (const operation of [paths['/plants/{id}'].get, update, paths['/plants/{id}'].delete] as Document[]) {
+      const condition = (operation.parameters as Document[]).find((parameter) => parameter.in === 'header');
+      expect(condition?.schema).toMatchObject({ type: 'string', minLength: 1, maxLength: maxHeaderSize });
+    }
   });
 
   it('describes the new-plant webhook in the 3.1 webhooks section', () => {
@@ -288,12 +316,275 @@ describe('OpenAPI document', () => {
     expect(response.text).toContain('swagger-ui');
   });
 
+  it('names where a development instance listens as its server unless PUBLIC_URL says otherwise', async () => {
+    const committed = load(await readFile('openapi.yaml', 'utf8')) as Document;
+
+    expect(emitted.servers).toStrictEqual([
+      {
+        url: 'http://127.0.0.1:3000',
+        description: 'The Plant Store at PUBLIC_URL (test)',
+        'x-internal': false,
+      },
+    ]);
+    expect(committed.servers).toStrictEqual([
+      {
+        url: 'http://127.0.0.1:3000',
+        description: 'The Plant Store at PUBLIC_URL (local development)',
+        'x-internal': false,
+      },
+    ]);
+  });
+
+  it('declares the limits the service enforces: int64 to the last digit, pages, messages, statuses', async () => {
+    const text = (await request(testApp.server).get('/openapi.json').expect(200)).text;
+    const yaml = (await request(testApp.server).get('/openapi.yaml').expect(200)).text;
+    const { schemas } = emitted.components;
+    const id =
+      /"id":\{"type":"integer","format":"int64","description":"[^"]*","example":10,"minimum":(-?\d+),"maximum":(\d+)\}/.exec(
+        text,
+      );
+
+    // No double holds 2^63 - 1: the digits are written as they are, in JSON and in YAML.
+    expect(id?.slice(1)).toStrictEqual(['-9223372036854775808', '9223372036854775807']);
+    expect(yaml).toContain('maximum: 9223372036854775807');
+    expect(yaml).toContain('minimum: -9223372036854775808');
+    for (const operation of ['get', 'patch', 'delete']) {
+      expect(
+        (emitted.paths['/plants/{id}'][operation].parameters as Document[]).find(({ name }) => name === 'id'),
+      ).toMatchObject({ examples: { created: { value: 10 } }, schema: { type: 'integer', format: 'int64' } });
+    }
+    expect(schemas.Error.properties.error).toMatchObject({ minimum: 400, maximum: 599 });
+    expect(schemas.Error.properties.message).toMatchObject({ minLength: 1, maxLength: 1024 });
+    expect(schemas.PlantPatch.properties.id).toMatchObject({ format: 'int64', minimum: -(2 ** 63) });
+  });
+
+  it('declares every header the platform sends: X-Request-Id always, the budget where counted, Retry-After, challenges', () => {
+    const headers = (path: string, method: string, status: string) =>
+      emitted.paths[path][method].responses[status].headers as Document;
+    const notCounted = { $ref: '#/components/headers/NotCounted' };
+
+    for (const [path, item] of Object.entries(emitted.paths as Document)) {
+      for (const [method, operation] of Object.entries(item as Document)) {
+        for (const status of Object.keys((operation as Document).responses as object)) {
+          expect({
+            at: `${method} ${path} ${status}`,
+            id: headers(path, method, status)['X-Request-Id'],
+          }).toStrictEqual({
+            at: `${method} ${path} ${status}`,
+            id: { $ref: '#/components/headers/RequestId' },
+          });
+        }
+      }
+    }
+    expect(emitted.components.headers.RequestId).toMatchObject({
+      required: true,
+      schema: { maxLength: 128 },
+    });
+    expect(headers('/plants', 'post', '200')).toMatchObject({
+      RateLimit: { $ref: '#/components/headers/RateLimit' },
+      'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+    });
+    expect(headers('/plants', 'post', '429')).toMatchObject({
+      RateLimit: { required: true },
+      'RateLimit-Policy': { required: true },
+      'Retry-After': { required: true, schema: { type: 'integer', minimum: 1 } },
+    });
+    expect(headers('/plants', 'post', '503')['Retry-After']).toMatchObject({
+      required: true,
+      schema: { minimum: 1, maximum: 1 },
+    });
+    expect(headers('/plants', 'post', '401')['WWW-Authenticate']).toStrictEqual({
+      description: expect.any(String),
+      required: true,
+      schema: {
+        type: 'string',
+        enum: ['Bearer realm="plant-store"', 'Bearer realm="plant-store", error="invalid_token"'],
+      },
+    });
+    expect(headers('/plants', 'post', '403')['WWW-Authenticate'].schema.enum).toStrictEqual([
+      'Bearer realm="plant-store", error="insufficient_scope", scope="plants:write"',
+    ]);
+    // Refused before they are counted: the document says the fields are not sent.
+    expect(headers('/plants', 'post', '403').RateLimit).toStrictEqual(notCounted);
+    expect(headers('/plants', 'post', '413').RateLimit).toStrictEqual(notCounted);
+    expect(headers('/health/ready', 'get', '200').RateLimit).toStrictEqual(notCounted);
+    expect(emitted.components.headers.NotCounted.schema).toStrictEqual({ not: {} });
+    const budget = new RegExp(emitted.components.headers.RateLimit.schema.pattern as string);
+    expect('"token";r=99958;t=17').toMatch(budget);
+    expect('"auth-failures";r=0;t=60').toMatch(budget);
+    expect('token;r=1').not.toMatch(budget);
+  });
+
+  describe('against the answers the service gives', () => {
+    const examplePlant = () =>
+      Object.fromEntries(
+        Object.entries(emitted.components.schemas.NewPlant.properties as Document).map(([name, property]) => [
+          name,
+          property.example,
+        ]),
+      );
+
+    beforeAll(async () => {
+      await truncateAll(testApp.db);
+    });
+
+    /**
+     * The documented response of this answer: each header it marks required is
+     * there, in its declared form; one it says is never sent is not.
+     */
+    function conforms(path: string, method: string, answer: { status: number; headers: Headers }): void {
+      const documented = emitted.paths[path][method].responses[String(answer.status)] as Document | undefined;
+      expect({ path, method, status: answer.status, documented: documented !== undefined }).toStrictEqual({
+        path,
+        method,
+        status: answer.status,
+        documented: true,
+      });
+      for (const [name, declared] of Object.entries((documented?.headers ?? {}) as Document)) {
+        const header = (
+          declared.$ref ? emitted.components.headers[String(declared.$ref).split('/').pop()!] : declared
+        ) as Document;
+        const value = answer.headers.get(name);
+        const at = `${method} ${path} ${answer.status} ${name}`;
+        if (header.schema.not) {
+          expect({ at, value }).toStrictEqual({ at, value: null });
+          continue;
+        }
+        if (header.required) {
+          expect({ at, sent: value !== null }).toStrictEqual({ at, sent: true });
+        }
+        if (value === null) {
+          continue;
+        }
+        const { pattern, maxLength, enum: values, type, minimum, maximum } = header.schema as Document;
+        if (type === 'integer') {
+          expect({ at, value }).toStrictEqual({ at, value: expect.stringMatching(/^\d+$/) });
+          expect(Number(value)).toBeGreaterThanOrEqual(Number(minimum));
+          expect(Number(value)).toBeLessThanOrEqual(Number(maximum));
+          continue;
+        }
+        if (pattern) {
+          expect({ at, value }).toStrictEqual({
+            at,
+            value: expect.stringMatching(new RegExp(pattern as string)),
+          });
+        }
+        if (values) {
+          expect(values).toContain(value);
+        }
+        if (maxLength !== undefined) {
+          expect(value.length).toBeLessThanOrEqual(Number(maxLength));
+        }
+      }
+    }
+
+    async function call(
+      method: string,
+      path: string,
+      {
+        token = TEST_TOKEN,
+        body,
+        headers = {},
+      }: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+    ) {
+      const template = path.replace(/\?.*$/, '').replace(/\/\d+$/, '/{id}');
+      const answer = await fetch(`${testApp.url}${path}`, {
+        method: method.toUpperCase(),
+        headers: {
+          ...(token === null ? {} : { Authorization: `Bearer ${token}` }),
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await answer.text();
+      conforms(template, method, answer);
+      return {
+        status: answer.status,
+        headers: answer.headers,
+        body: text ? (JSON.parse(text) as unknown) : undefined,
+      };
+    }
+
+    it('accepts its own examples, in turn: create the example plant, read, patch and delete it by the example id', async () => {
+      const id = (emitted.paths['/plants/{id}'].get.parameters as Document[]).find(
+        ({ name }) => name === 'id',
+      )!.examples.created.value as number;
+      const patches = emitted.paths['/plants/{id}'].patch.requestBody.content['application/merge-patch+json']
+        .examples as Document;
+
+      expect(examplePlant().id).toBe(id);
+      await expect(call('post', '/plants', { body: examplePlant() })).resolves.toMatchObject({ status: 200 });
+      await expect(call('get', `/plants/${id}`)).resolves.toMatchObject({
+        status: 200,
+        body: examplePlant(),
+      });
+      for (const [name, example] of Object.entries(patches)) {
+        expect({ name, id: 'id' in (example.value as object) }).toStrictEqual({ name, id: false });
+        await expect(
+          call('patch', `/plants/${id}`, {
+            body: example.value,
+            headers: { 'Content-Type': 'application/merge-patch+json' },
+          }),
+        ).resolves.toMatchObject({ status: 200 });
+      }
+      await expect(call('delete', `/plants/${id}`)).resolves.toMatchObject({ status: 204 });
+    });
+
+    it('sends every header it documents as always sent, in its declared form, and none it says is never sent', async () => {
+      const id = examplePlant().id as number;
+      await call('post', '/plants', { body: examplePlant() });
+      const read = await call('get', `/plants/${id}`);
+      const etag = read.headers.get('etag')!;
+      const answers = [
+        read,
+        await call('get', `/plants/${id}`, { headers: { 'If-None-Match': etag } }),
+        await call('get', '/plants?limit=1'),
+        await call('get', '/plants/424242'),
+        await call('post', '/plants', { body: { ...examplePlant(), name: 'Another' } }),
+        await call('post', '/plants', { body: { id: 11 } }),
+        await call('post', '/plants', { body: 'x'.repeat(17_000) }),
+        await call('post', '/plants', { body: 'name=x', headers: { 'Content-Type': 'text/plain' } }),
+        await call('post', '/plants', { token: null, body: examplePlant() }),
+        await call('post', '/plants', { token: 'not-a-token-0123456789', body: examplePlant() }),
+        await call('patch', `/plants/${id}`, { body: { tag: 'x' }, headers: { 'If-Match': '"99"' } }),
+        await call('patch', `/plants/${id}`, { body: { tag: 'x' }, headers: { 'If-Match': etag } }),
+        await call('delete', `/plants/${id}`),
+        await call('get', '/health/live', { token: null }),
+        await call('get', '/health/ready', { token: null }),
+      ];
+
+      expect(answers.map(({ status }) => status)).toStrictEqual([
+        200, 304, 200, 404, 409, 400, 413, 415, 401, 401, 412, 200, 204, 200, 200,
+      ]);
+      // The probes answer the bodies the document shows.
+      const example = (path: string): unknown =>
+        emitted.paths[path].get.responses['200'].content['application/json'].example;
+      const database = { status: 'up', responseTime: expect.any(Number) as number };
+      expect(answers[13].body).toStrictEqual(example('/health/live'));
+      expect(example('/health/ready')).toStrictEqual({
+        ...(answers[14].body as object),
+        info: { database },
+        details: { database },
+      });
+      expect(answers[14].body).toStrictEqual({
+        status: 'ok',
+        info: { database },
+        error: {},
+        details: { database },
+      });
+    });
+  });
+
   describe('of a controller that declares nothing for it', () => {
     let widgetsApp: TestApp;
     let document: Document;
 
     beforeAll(async () => {
-      widgetsApp = await startTestApp({}, { imports: [WidgetsModule] });
+      widgetsApp = await startTestApp(
+        { PUBLIC_URL: 'https://plants.example.com/store/' },
+        { imports: [WidgetsModule] },
+      );
       document = (await request(widgetsApp.server).get('/openapi.json').expect(200)).body as Document;
     });
 
@@ -316,14 +607,28 @@ describe('OpenAPI document', () => {
               example: { error: Number(status), message: documentation.example },
             },
           },
+          headers: expect.objectContaining({ 'X-Request-Id': { $ref: '#/components/headers/RequestId' } }),
         });
       }
+      expect(responses['401'].headers['WWW-Authenticate']).toMatchObject({ required: true });
+      expect(responses['429'].headers['Retry-After']).toMatchObject({ required: true });
+      expect(responses['503'].headers['Retry-After']).toMatchObject({ required: true });
       expect(responses['403'].content['application/json'].example.message).toBe(
         'The bearer token lacks the widgets:write scope',
       );
       expect(
         document.paths['/widgets/{id}'].get.responses['403'].content['application/json'].example.message,
       ).toBe('The bearer token lacks the widgets:read scope');
+    });
+
+    it('names the server PUBLIC_URL says clients reach, for the environment it runs in', () => {
+      expect(document.servers).toStrictEqual([
+        {
+          url: 'https://plants.example.com/store',
+          description: 'The Plant Store at PUBLIC_URL (test)',
+          'x-internal': false,
+        },
+      ]);
     });
 
     it('documents no 403 on a route outside any resource, which needs no scope', async () => {

@@ -18,6 +18,7 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
+  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 
@@ -31,7 +32,7 @@ import {
   writePrecondition,
 } from '../core/http/conditional-requests.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
-import { ListPlantsQueryDto } from './dto/list-plants.query.js';
+import { ListPlantsQueryDto, MAX_PAGE_SIZE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
@@ -44,6 +45,8 @@ const ID_PARAMETER = {
   name: 'id',
   description: PLANT_ID_DESCRIPTION,
   schema: { type: 'integer', format: 'int64' },
+  // The id NewPlant's example creates, so that the examples, called in turn, find their plant.
+  examples: { created: { summary: "The example plant's id", value: 10 } },
 } as const;
 
 @ApiResource('plants', 'Plant records')
@@ -81,13 +84,14 @@ export class PlantsController {
       'gives the next page (rel="next"): the same query with `after` set to the last id of this page.',
   })
   @ApiOkResponse({
-    type: NewPlantDto,
-    isArray: true,
+    schema: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: getSchemaPath(NewPlantDto) } },
     description: 'A page of plants, each with its id',
     headers: {
       Link: {
         description: 'The next page, when there is one: `</plants?limit=20&after=42>; rel="next"`',
-        schema: { type: 'string' },
+        required: false,
+        // The longest query: limit, an int64, and a 255-character tag percent-encoded at 12 characters each.
+        schema: { type: 'string', maxLength: 4096, pattern: '^</plants\\?[^>]*>; rel="next"$' },
       },
     },
   })
@@ -135,7 +139,17 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiConsumes('application/merge-patch+json', 'application/json')
-  @ApiBody({ type: PlantPatchDto, required: true, description: 'What to change' })
+  @ApiBody({
+    type: PlantPatchDto,
+    required: true,
+    description: 'What to change',
+    // No id: one is refused unless it is the path's, and the schema's example cannot know the path.
+    examples: {
+      retag: { summary: 'Change the tag', value: { tag: 'climber' } },
+      untag: { summary: 'Remove the tag', value: { tag: null } },
+      rename: { summary: 'Rename', value: { name: 'Monstera adansonii' } },
+    },
+  })
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant as it is now, with its id' })
   @ApiConditionalWrite()
   @ApiErrorResponses(

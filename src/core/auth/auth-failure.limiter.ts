@@ -5,7 +5,8 @@ import { blockedFields, rateLimitFields, type RateLimitFields } from '../rate-li
 import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 import { tooManyRequests } from '../rate-limit/too-many-requests.js';
 
-const THROTTLER_NAME = 'auth-failures';
+/** The limit's name, as its RateLimit fields give it. */
+export const AUTH_FAILURES_POLICY = 'auth-failures';
 const LOCKED_OUT = 'Too many failed authentication attempts from this address';
 
 /**
@@ -56,9 +57,9 @@ export class AuthFailureLimiter {
       this.windowMs,
       this.limit,
       this.windowMs,
-      THROTTLER_NAME,
+      AUTH_FAILURES_POLICY,
     );
-    const fields = rateLimitFields(THROTTLER_NAME, this.limit, this.windowMs, record);
+    const fields = rateLimitFields(AUTH_FAILURES_POLICY, this.limit, this.windowMs, record);
     if (record.isBlocked) {
       throw tooManyRequests(LOCKED_OUT, record.timeToBlockExpire, fields);
     }
@@ -70,12 +71,12 @@ export class AuthFailureLimiter {
       throw tooManyRequests(
         LOCKED_OUT,
         seconds,
-        blockedFields(THROTTLER_NAME, this.limit, this.windowMs, seconds),
+        blockedFields(AUTH_FAILURES_POLICY, this.limit, this.windowMs, seconds),
       );
     }
   }
 }
 
 function keyOf(address: string | undefined): string {
-  return `${THROTTLER_NAME}:${address ?? 'unknown'}`;
+  return `${AUTH_FAILURES_POLICY}:${address ?? 'unknown'}`;
 }

@@ -208,6 +208,17 @@ describe('HttpErrorFilter', () => {
     });
   });
 
+  it('cuts a message longer than the document allows, by code points, and says so with …', () => {
+    const path = `/${'🌱'.repeat(2_000)}`;
+    const { host, captured } = hostFor({ method: 'GET', path });
+
+    filter.catch(new NotFoundException(`Cannot GET ${path}`), host);
+
+    const { message } = captured.body as { message: string };
+    expect([...message]).toHaveLength(1024);
+    expect(message).toMatch(/^Cannot GET \/🌱+…$/u);
+  });
+
   it('keeps 404 for a path that does not exist', () => {
     const { host, captured } = hostFor({ method: 'GET', path: '/nowhere' });
 

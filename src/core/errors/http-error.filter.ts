@@ -10,7 +10,7 @@ import { ModulesContainer } from '@nestjs/core';
 import type { Request, Response } from 'express';
 
 import { AllowedMethods } from '../http/allowed-methods.js';
-import type { ErrorDto } from './error.dto.js';
+import { ERROR_MESSAGE_MAX_LENGTH, type ErrorDto } from './error.dto.js';
 import { DomainError } from './domain-error.js';
 import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 
@@ -49,7 +49,7 @@ export class HttpErrorFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    const body: ErrorDto = { error: failure.status, message: failure.message };
+    const body: ErrorDto = { error: failure.status, message: cut(failure.message) };
     response.status(failure.status);
     if (failure.headers) {
       response.set(failure.headers);
@@ -73,6 +73,17 @@ export class HttpErrorFilter implements ExceptionFilter {
       { Allow: allowed.join(', ') },
     );
   }
+}
+
+/** The message within `ERROR_MESSAGE_MAX_LENGTH` code points, as the document promises; `…` where it was cut. */
+function cut(message: string): string {
+  if (message.length <= ERROR_MESSAGE_MAX_LENGTH) {
+    return message;
+  }
+  const codePoints = [...message];
+  return codePoints.length <= ERROR_MESSAGE_MAX_LENGTH
+    ? message
+    : `${codePoints.slice(0, ERROR_MESSAGE_MAX_LENGTH - 1).join('')}…`;
 }
 
 /** The failure's own words, and those of its cause (a driver error wrapped by TypeORM, say). */

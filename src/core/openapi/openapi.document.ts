@@ -11,21 +11,58 @@ import {
   type SchemaObject,
   SwaggerModule,
 } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { parse, type Token } from 'path-to-regexp';
 
 import { BearerChallenge } from '../auth/bearer-challenge.js';
 import { IS_PUBLIC_KEY } from '../auth/public.decorator.js';
 import { requiredScopesOf, type Scope } from '../auth/scopes.js';
+import { appConfig, type AppConfig, type NodeEnvironment } from '../config/app.config.js';
+import { httpConfig, HttpEnvironment, publicUrlOf, type HttpConfig } from '../config/http.config.js';
+import { MAX_WEBHOOK_KEYS } from '../config/webhook.config.js';
 import { errorResponseObject, GUARDED_ERROR_STATUSES } from '../errors/api-error-responses.decorator.js';
 import { ErrorDto } from '../errors/error.dto.js';
 import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { isClosedSchema } from './closed-schema.decorator.js';
 import { ETAG_HEADER, ETAG_RESPONSE_KEY } from './conditional.decorator.js';
+import { boundIntegers } from './integer-bounds.js';
+import { openApiYaml } from './openapi-yaml.js';
+import { documentPlatformHeaders, type OperationAccess } from './response-headers.js';
 
 export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
 export const BEARER_SCHEME_NAME = 'bearerAuth';
+
+/** Where the document says the service is: `PUBLIC_URL`, and the environment it runs as. */
+export interface PublicServer {
+  readonly url: string;
+  readonly environment: NodeEnvironment;
+}
+
+/**
+ * The server of the committed document (`npm run openapi`): the defaults,
+ * whatever the environment of whoever writes it, so that the file is the
+ * same on every machine.
+ */
+export const DEFAULT_SERVER: PublicServer = {
+  url: publicUrlOf(new HttpEnvironment().PUBLIC_URL),
+  environment: 'development',
+};
+
+/** How a server's description names its environment, in words tools recognise. */
+const ENVIRONMENT_WORDS: Readonly<Record<NodeEnvironment, string>> = {
+  development: 'local development',
+  test: 'test',
+  production: 'production',
+};
+
+/** A uuid, as the Webhook-Id is written. */
+const UUID_LENGTH = 36;
+/** `v1,` and the base64 of an HMAC-SHA256, one per key, separated by spaces. */
+const SIGNATURE_LENGTH = 'v1,'.length + 44;
+/** The latest time a JavaScript Date holds, in Unix seconds. */
+const MAX_UNIX_SECONDS = 8_640_000_000_000;
 
 /** The Standard Webhooks headers of every delivery (https://www.standardwebhooks.com). */
 function webhookHeaders(eventType: string): ParameterObject[] {
@@ -35,14 +72,14 @@ function webhookHeaders(eventType: string): ParameterObject[] {
       in: 'header',
       required: true,
       description: 'The event id, the same on every attempt and for every subscriber; it is signed',
-      schema: { type: 'string', format: 'uuid' },
+      schema: { type: 'string', format: 'uuid', minLength: UUID_LENGTH, maxLength: UUID_LENGTH },
     },
     {
       name: 'Webhook-Timestamp',
       in: 'header',
       required: true,
       description: 'When this attempt was signed, in Unix seconds: refuse one too far from now (a replay)',
-      schema: { type: 'integer', format: 'int64' },
+      schema: { type: 'integer', format: 'int64', minimum: 0, maximum: MAX_UNIX_SECONDS },
     },
     {
       name: 'Webhook-Signature',
@@ -52,7 +89,13 @@ function webhookHeaders(eventType: string): ParameterObject[] {
         'For each key of WEBHOOK_SECRET, `v1,` and the base64 HMAC-SHA256 of ' +
         '`<Webhook-Id>.<Webhook-Timestamp>.<body>`, keyed with the bytes whose base64 follows `whsec_` ' +
         'in the secret; several signatures are separated by spaces, and any one that matches will do',
-      schema: { type: 'string', examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='] },
+      schema: {
+        type: 'string',
+        minLength: SIGNATURE_LENGTH,
+        maxLength: MAX_WEBHOOK_KEYS * (SIGNATURE_LENGTH + 1) - 1,
+        pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$',
+        examples: ['v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='],
+      },
     },
     {
       name: 'Webhook-Event-Type',
@@ -120,7 +163,7 @@ const PLANT_WEBHOOKS: OpenAPIObject['webhooks'] = {
 };
 
 /** The OpenAPI document, emitted from the controllers and DTOs themselves. */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, server = DEFAULT_SERVER): OpenAPIObject {
   const routes = inventory(app);
   const builder = new DocumentBuilder()
     .setOpenAPIVersion(OPENAPI_VERSION)
@@ -131,6 +174,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .setVersion(API_VERSION)
     .setLicense('MIT', 'https://opensource.org/licenses/MIT')
+    .addServer(server.url, `The Plant Store at PUBLIC_URL (${ENVIRONMENT_WORDS[server.environment]})`)
     .addSecurity(BEARER_SCHEME_NAME, {
       type: 'http',
       scheme: 'bearer',
@@ -144,31 +188,66 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   }
   const config = builder.build();
 
-  const document = SwaggerModule.createDocument(app, config, { extraModels: [ErrorDto] });
+  // A copy (of plain JSON): what follows adds to schemas that may be the decorators' own objects.
+  const document = jsonCopy(SwaggerModule.createDocument(app, config, { extraModels: [ErrorDto] }));
   documentPlatformErrors(document, routes.guarded);
   documentEntityTags(document, routes.tagged);
+  documentPlatformHeaders(document, accessByOperation(routes.guarded));
   for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
     if (isClosedSchema(name) && !('$ref' in schema)) {
       schema.additionalProperties = false;
     }
   }
-  document.webhooks = PLANT_WEBHOOKS;
-  // Clients resolve paths against the address they fetched the document from.
-  delete document.servers;
+  document.webhooks = jsonCopy(PLANT_WEBHOOKS);
+  boundIntegers(document);
+  // Public: the document is meant for every client (OWASP's inventory rule asks each server to say so).
+  document.servers = document.servers?.map((entry) => ({ ...entry, 'x-internal': false }));
   if (Object.keys(document.info.contact ?? {}).length === 0) {
     delete document.info.contact;
   }
   return document;
 }
 
-/** Serves the document as `/openapi.json` and `/openapi.yaml`, and the Swagger UI at `/docs`. */
+/**
+ * Serves the document as `/openapi.json` and `/openapi.yaml`, and the Swagger
+ * UI at `/docs`, with this instance's `PUBLIC_URL` as its server. The YAML is
+ * written as `npm run openapi` writes it, int64's bounds to the last digit.
+ */
 export function setUpOpenApi(app: INestApplication): void {
-  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+  const server: PublicServer = {
+    url: app.get<HttpConfig>(httpConfig.KEY).publicUrl,
+    environment: app.get<AppConfig>(appConfig.KEY).nodeEnv,
+  };
+  let document: OpenAPIObject | undefined;
+  const built = () => (document ??= buildOpenApiDocument(app, server));
+  SwaggerModule.setup('docs', app, built, {
     jsonDocumentUrl: 'openapi.json',
-    yamlDocumentUrl: 'openapi.yaml',
+    raw: ['json'],
     customSiteTitle: 'Plant Store API',
     swaggerOptions: { persistAuthorization: true, tryItOutEnabled: false },
   });
+  let yaml: string | undefined;
+  app.getHttpAdapter().get('/openapi.yaml', (_request: unknown, response: Response) => {
+    response.type('text/yaml').send((yaml ??= openApiYaml(built())));
+  });
+}
+
+function jsonCopy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/** Whether each documented operation is guarded, and the scopes it needs, by its path and method. */
+function accessByOperation(
+  guarded: readonly GuardedRoute[],
+): (path: string, method: string) => OperationAccess {
+  const byOperation = new Map<string, OperationAccess>();
+  for (const route of guarded) {
+    const methods = route.method === 'ALL' ? EVERY_METHOD : [route.method.toLowerCase()];
+    for (const method of methods) {
+      byOperation.set(`${method} ${openApiPath(route.path)}`, { guarded: true, scopes: route.scopes });
+    }
+  }
+  return (path, method) => byOperation.get(`${method} ${path}`) ?? { guarded: false, scopes: [] };
 }
 
 /** A route behind the bearer guard, and the scopes it needs. */

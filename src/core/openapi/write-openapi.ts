@@ -3,7 +3,9 @@ import 'reflect-metadata';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
 
-import { dump, load, YAMLException } from 'js-yaml';
+import { load, YAMLException } from 'js-yaml';
+
+import { openApiYaml } from './openapi-yaml.js';
 
 import { previewOpenApiDocument } from './preview-document.js';
 
@@ -20,7 +22,7 @@ const NAMED_DIFFERENCES = 10;
  * document it changes.
  */
 async function writeOpenApi(check: boolean): Promise<void> {
-  const emitted = dump(await previewOpenApiDocument(), { noRefs: true, lineWidth: 120 });
+  const emitted = openApiYaml(await previewOpenApiDocument());
   if (!check) {
     await writeFile(OPENAPI_FILE, emitted);
     process.stdout.write(`Wrote ${OPENAPI_FILE}\n`);

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up and serving HTTP */
+        /**
+         * Liveness: the process is up and serving HTTP
+         * @description Checks nothing beyond the process itself, so that a slow database never gets it restarted.
+         */
         get: operations["getLiveness"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers a ping */
+        /**
+         * Readiness: the database answers a ping
+         * @description Pings PostgreSQL through the pool the requests use (one ping serves every check of the next second); 503 while it does not answer, or once the service is shutting down.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -155,10 +161,43 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description What one check found */
+        HealthIndicator: {
+            /**
+             * @description The dependency answered
+             * @enum {string}
+             */
+            status: "up";
+            /**
+             * Format: int32
+             * @description How long the check took, in milliseconds
+             */
+            responseTime?: number;
+        };
+        /** @description A passing health check: each indicator checked, and up */
+        HealthCheck: {
+            /**
+             * @description Every check passed
+             * @enum {string}
+             */
+            status: "ok";
+            /** @description The indicators that are up, by name (`database`) */
+            info: {
+                [key: string]: components["schemas"]["HealthIndicator"];
+            };
+            /** @description Empty: no indicator failed */
+            error: {
+                [key: string]: components["schemas"]["HealthIndicator"];
+            };
+            /** @description Every indicator checked, by name */
+            details: {
+                [key: string]: components["schemas"]["HealthIndicator"];
+            };
+        };
         Error: {
             /**
              * Format: int32
-             * @description Numeric error value
+             * @description Numeric error value: the HTTP status of the answer
              * @example 400
              */
             error: number;
@@ -223,7 +262,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request's id, in every answer and in every log line about the request: the client's X-Request-Id when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`, else a new UUID */
+        RequestId: string;
+        /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+        RateLimitPolicy: string;
+        /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+        RateLimit: string;
+        /** @description Never sent with this answer: it is not counted against any rate limit (a public route, or a request refused before it is counted) */
+        NotCounted: unknown;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -240,9 +288,22 @@ export interface operations {
             /** @description The process is alive */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "info": {},
+                     *       "error": {},
+                     *       "details": {}
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthCheck"];
+                };
             };
         };
     };
@@ -258,13 +319,41 @@ export interface operations {
             /** @description Ready to serve requests */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "info": {
+                     *         "database": {
+                     *           "status": "up",
+                     *           "responseTime": 2
+                     *         }
+                     *       },
+                     *       "error": {},
+                     *       "details": {
+                     *         "database": {
+                     *           "status": "up",
+                     *           "responseTime": 2
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HealthCheck"];
+                };
             };
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -300,6 +389,9 @@ export interface operations {
                 headers: {
                     /** @description The next page, when there is one: `</plants?limit=20&after=42>; rel="next"` */
                     Link?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -309,6 +401,11 @@ export interface operations {
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -324,6 +421,11 @@ export interface operations {
             /** @description The bearer token is missing, malformed, unknown or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -339,6 +441,11 @@ export interface operations {
             /** @description The bearer token is valid but lacks the scope this operation needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:read\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -354,6 +461,13 @@ export interface operations {
             /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
                     [name: string]: unknown;
                 };
                 content: {
@@ -369,6 +483,9 @@ export interface operations {
             /** @description An unexpected fault; details are in the log under the request id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -384,6 +501,11 @@ export interface operations {
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -415,6 +537,9 @@ export interface operations {
             /** @description The stored plant */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -424,6 +549,11 @@ export interface operations {
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -439,6 +569,11 @@ export interface operations {
             /** @description The bearer token is missing, malformed, unknown or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -454,6 +589,11 @@ export interface operations {
             /** @description The bearer token is valid but lacks the scope this operation needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:write\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -469,6 +609,9 @@ export interface operations {
             /** @description The id is taken by a plant with a different name or tag */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -484,6 +627,9 @@ export interface operations {
             /** @description The request body is larger than 16 KiB */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -499,6 +645,9 @@ export interface operations {
             /** @description The request body is not application/json in UTF-8 (or, for PATCH, application/merge-patch+json) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -514,6 +663,13 @@ export interface operations {
             /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
                     [name: string]: unknown;
                 };
                 content: {
@@ -529,6 +685,9 @@ export interface operations {
             /** @description An unexpected fault; details are in the log under the request id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -544,6 +703,11 @@ export interface operations {
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -562,7 +726,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags (or `*`) the client holds: when one is the current version, the answer is 304 with no body */
+                /** @description Entity tags (or `*`) the client holds: when one is the current version, the answer is 304 with no body. The whole request head is at most 16384 bytes (else 431) */
                 "If-None-Match"?: string;
             };
             path: {
@@ -577,7 +741,10 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
-                    ETag?: string;
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -588,7 +755,10 @@ export interface operations {
             304: {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
-                    ETag?: string;
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -596,6 +766,11 @@ export interface operations {
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -611,6 +786,11 @@ export interface operations {
             /** @description The bearer token is missing, malformed, unknown or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -626,6 +806,11 @@ export interface operations {
             /** @description The bearer token is valid but lacks the scope this operation needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:read\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -641,6 +826,9 @@ export interface operations {
             /** @description No plant has this id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -656,6 +844,13 @@ export interface operations {
             /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
                     [name: string]: unknown;
                 };
                 content: {
@@ -671,6 +866,9 @@ export interface operations {
             /** @description An unexpected fault; details are in the log under the request id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -686,6 +884,11 @@ export interface operations {
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -704,7 +907,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it */
+                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it. The whole request head is at most 16384 bytes (else 431) */
                 "If-Match"?: string;
             };
             path: {
@@ -718,6 +921,9 @@ export interface operations {
             /** @description Deleted */
             204: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -725,6 +931,11 @@ export interface operations {
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -740,6 +951,11 @@ export interface operations {
             /** @description The bearer token is missing, malformed, unknown or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -755,6 +971,11 @@ export interface operations {
             /** @description The bearer token is valid but lacks the scope this operation needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:write\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -770,6 +991,9 @@ export interface operations {
             /** @description No plant has this id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -785,6 +1009,9 @@ export interface operations {
             /** @description If-Match names no version the record is at: it changed since it was read. Nothing was changed */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -800,6 +1027,9 @@ export interface operations {
             /** @description The service requires If-Match on changes (REQUIRE_IF_MATCH), and none was sent */
             428: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -815,6 +1045,13 @@ export interface operations {
             /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
                     [name: string]: unknown;
                 };
                 content: {
@@ -830,6 +1067,9 @@ export interface operations {
             /** @description An unexpected fault; details are in the log under the request id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -845,6 +1085,11 @@ export interface operations {
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -863,7 +1108,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it */
+                /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it. The whole request head is at most 16384 bytes (else 431) */
                 "If-Match"?: string;
             };
             path: {
@@ -884,7 +1129,10 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
-                    ETag?: string;
+                    ETag: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -894,6 +1142,11 @@ export interface operations {
             /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -909,6 +1162,11 @@ export interface operations {
             /** @description The bearer token is missing, malformed, unknown or expired */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -924,6 +1182,11 @@ export interface operations {
             /** @description The bearer token is valid but lacks the scope this operation needs */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:write\"";
                     [name: string]: unknown;
                 };
                 content: {
@@ -939,6 +1202,9 @@ export interface operations {
             /** @description No plant has this id */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -954,6 +1220,9 @@ export interface operations {
             /** @description If-Match names no version the record is at: it changed since it was read. Nothing was changed */
             412: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -969,6 +1238,9 @@ export interface operations {
             /** @description The request body is larger than 16 KiB */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -984,6 +1256,9 @@ export interface operations {
             /** @description The request body is not application/json in UTF-8 (or, for PATCH, application/merge-patch+json) */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -999,6 +1274,9 @@ export interface operations {
             /** @description The service requires If-Match on changes (REQUIRE_IF_MATCH), and none was sent */
             428: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1014,6 +1292,13 @@ export interface operations {
             /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1029,6 +1314,9 @@ export interface operations {
             /** @description An unexpected fault; details are in the log under the request id */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1044,6 +1332,11 @@ export interface operations {
             /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
                     [name: string]: unknown;
                 };
                 content: {
