@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { type TestApp, useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
-import { createPlantAs } from './support/factories.js';
+import { createPlantAs, createPlantWithBudget } from './support/factories.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
 import { describeWith, REDIS } from './support/system-packages.js';
 
@@ -93,7 +93,7 @@ describeWith([REDIS])('rate limits in Redis, shared by two instances', () => {
     const answers = [];
     for (let request = 1; request <= 11; request++) {
       const instance = request % 2 === 1 ? first : second;
-      answers.push(await createPlantAs(instance.url, THIRD_TOKEN));
+      answers.push(await createPlantWithBudget(instance.url, THIRD_TOKEN));
     }
 
     expect(answers.map(({ status }) => status)).toStrictEqual([...Array(10).fill(200), 429]);

@@ -1,4 +1,4 @@
-import { createPlantAs } from './support/factories.js';
+import { createPlantAs, createPlantWithBudget } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { type TestApp, useTestApp } from './support/app.js';
 
@@ -73,7 +73,7 @@ describe('rate limits', () => {
   it('tells a token what is left of its budget on every answer it counts, and public routes nothing', async () => {
     const answers = [];
     for (let request = 1; request <= 6; request++) {
-      answers.push(await create(testApp, FOURTH_TOKEN));
+      answers.push(await createPlantWithBudget(testApp.url, FOURTH_TOKEN));
     }
     const probe = await fetch(`${testApp.url}/health/live`, {
       headers: { Authorization: `Bearer ${FOURTH_TOKEN}` },
@@ -115,7 +115,7 @@ describe('rate limits on failed authentications', () => {
     const missing = await fetch(`${testApp.url}/plants`);
     const refused = [];
     for (let attempt = 1; attempt <= 5; attempt++) {
-      refused.push(await create(testApp, `wrong-token-${attempt}-0123456789`));
+      refused.push(await createPlantWithBudget(testApp.url, `wrong-token-${attempt}-0123456789`));
     }
 
     expect(missing.status).toBe(401);

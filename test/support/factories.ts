@@ -22,19 +22,33 @@ export const AUTH = { Authorization: `Bearer ${TEST_TOKEN}` } as const;
 
 /** POSTs a fresh plant with the bearer token; answers the status, the auth headers and the parsed body. */
 export async function createPlantAs(url: string, token: string) {
-  const response = await fetch(`${url}/plants`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify(newPlant()),
-  });
+  const response = await postNewPlant(url, token);
   return {
     status: response.status,
     challenge: response.headers.get('www-authenticate'),
     retryAfter: response.headers.get('retry-after'),
-    rateLimitPolicy: response.headers.get('ratelimit-policy'),
-    rateLimit: response.headers.get('ratelimit'),
     body: JSON.parse(await response.text()) as unknown,
   };
+}
+
+/** A create as `createPlantAs` sends it, and the budget its answer tells (the RateLimit fields). */
+export async function createPlantWithBudget(url: string, token: string) {
+  const response = await postNewPlant(url, token);
+  await response.body?.cancel();
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    rateLimitPolicy: response.headers.get('ratelimit-policy'),
+    rateLimit: response.headers.get('ratelimit'),
+  };
+}
+
+function postNewPlant(url: string, token: string): Promise<Response> {
+  return fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(newPlant()),
+  });
 }
 
 /** JSON as a client that reads ids exactly would: every number as a bigint, from its source text. */
