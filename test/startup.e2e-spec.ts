@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
+import { DEFAULT_SERVER } from '../src/core/openapi/openapi.document.js';
 import { previewOpenApiDocument } from '../src/core/openapi/preview-document.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
@@ -87,7 +88,8 @@ describe('start-up and configuration (the compiled service)', () => {
     );
     try {
       const served = await (await fetch(`${service.url}/openapi.json`)).json();
-      expect(served).toStrictEqual(JSON.parse(JSON.stringify(await previewOpenApiDocument())));
+      const production = { ...DEFAULT_SERVER, environment: 'production' } as const;
+      expect(served).toStrictEqual(JSON.parse(JSON.stringify(await previewOpenApiDocument(production))));
       // Nest's log contexts are its classes' names (a bundler's renaming showed as `_InstanceLoader`).
       expect(service.output()).toContain('"context":"InstanceLoader"');
       expect(service.output()).toContain('"context":"RoutesResolver"');

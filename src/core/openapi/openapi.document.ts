@@ -209,9 +209,11 @@ export function buildOpenApiDocument(app: INestApplication, server = DEFAULT_SER
 }
 
 /**
- * Serves the document as `/openapi.json` and `/openapi.yaml`, and the Swagger
- * UI at `/docs`, with this instance's `PUBLIC_URL` as its server. The YAML is
- * written as `npm run openapi` writes it, int64's bounds to the last digit.
+ * Serves the document as `/openapi.json` and `/openapi.yaml`, with this
+ * instance's `PUBLIC_URL` as its server (the YAML written as `npm run openapi`
+ * writes it), and the Swagger UI at `/docs`, whose calls go first to the
+ * origin the page came from: the address a browser reached it at works,
+ * whatever PUBLIC_URL says.
  */
 export function setUpOpenApi(app: INestApplication): void {
   const server: PublicServer = {
@@ -220,16 +222,31 @@ export function setUpOpenApi(app: INestApplication): void {
   };
   let document: OpenAPIObject | undefined;
   const built = () => (document ??= buildOpenApiDocument(app, server));
-  SwaggerModule.setup('docs', app, built, {
-    jsonDocumentUrl: 'openapi.json',
-    raw: ['json'],
+  SwaggerModule.setup('docs', app, () => forThisPage(built()), {
+    raw: false,
     customSiteTitle: 'Plant Store API',
     swaggerOptions: { persistAuthorization: true, tryItOutEnabled: false },
   });
+  const adapter = app.getHttpAdapter();
+  let json: string | undefined;
   let yaml: string | undefined;
-  app.getHttpAdapter().get('/openapi.yaml', (_request: unknown, response: Response) => {
+  adapter.get('/openapi.json', (_request: unknown, response: Response) => {
+    response.type('application/json').send((json ??= JSON.stringify(built())));
+  });
+  adapter.get('/openapi.yaml', (_request: unknown, response: Response) => {
     response.type('text/yaml').send((yaml ??= openApiYaml(built())));
   });
+}
+
+/** The document as the Swagger UI shows it: the page's own origin first among the servers. */
+function forThisPage(document: OpenAPIObject): OpenAPIObject {
+  return {
+    ...document,
+    servers: [
+      { url: '/', description: 'The instance that serves this page (local, test or production)' },
+      ...(document.servers ?? []),
+    ],
+  };
 }
 
 function jsonCopy<T>(value: T): T {
