@@ -66,7 +66,16 @@ export async function createApp({
       origin: http.corsOrigins,
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'Link', 'Allow', 'ETag'],
+      exposedHeaders: [
+        'X-Request-Id',
+        'Retry-After',
+        'WWW-Authenticate',
+        'Link',
+        'Allow',
+        'ETag',
+        'RateLimit',
+        'RateLimit-Policy',
+      ],
       maxAge: 600,
     });
   }

@@ -154,6 +154,8 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(allowed.headers['access-control-expose-headers']).toContain('X-Request-Id');
     expect(allowed.headers['access-control-expose-headers']).toContain('ETag');
+    expect(allowed.headers['access-control-expose-headers']).toContain('RateLimit');
+    expect(allowed.headers['ratelimit']).toMatch(/^"token";r=\d+;t=\d+$/);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
