@@ -91,6 +91,8 @@ describe('start-up and configuration (the compiled service)', () => {
       const production = { ...DEFAULT_SERVER, environment: 'production' } as const;
       expect(served).toStrictEqual(JSON.parse(JSON.stringify(await previewOpenApiDocument(production))));
       // Nest's log contexts are its classes' names (a bundler's renaming showed as `_InstanceLoader`).
+      // The service answers as soon as it listens; its start-up lines reach the output a block at a time.
+      await eventually(() => service.output().includes('"context":"RoutesResolver"'));
       expect(service.output()).toContain('"context":"InstanceLoader"');
       expect(service.output()).toContain('"context":"RoutesResolver"');
     } finally {
