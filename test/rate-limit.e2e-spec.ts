@@ -97,18 +97,10 @@ describe('rate limits', () => {
 });
 
 describe('rate limits on failed authentications', () => {
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    testApp = await startTestApp({
-      AUTH_TOKENS: TEST_TOKEN,
-      RATE_LIMIT_AUTH_FAILURES: '3',
-      RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-    });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
+  const testApp = useTestApp({
+    AUTH_TOKENS: TEST_TOKEN,
+    RATE_LIMIT_AUTH_FAILURES: '3',
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
   });
 
   it('tell an address what is left of its budget on each refused token, and nothing when it sent none', async () => {
