@@ -31,6 +31,38 @@ export default tseslint.config(
     },
   },
   {
+    // A library's public API only: what a minor release may change without notice is not ours to use.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(@[^/]+/)?[^./][^/]*/(.+/)?(dist|cjs|esm|lib)(/|$)',
+              message: "A package's build folders are not its API: import what the package exports.",
+            },
+            {
+              regex: '^@nestjs/core/.+',
+              message: "@nestjs/core's folders are its internals: import from '@nestjs/core'.",
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "TSAsExpression[expression.type='TSAsExpression'][typeAnnotation.type='TSTypeLiteral']",
+          message: 'A double cast to an object type reaches members a type does not declare: use public API.',
+        },
+        {
+          selector: "CallExpression[callee.object.name='Object'][callee.property.name='setPrototypeOf']",
+          message: "Re-parenting a library's objects depends on its internals.",
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },
