@@ -21,11 +21,15 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
 
 /**
  * Liveness: the process is up and serving HTTP
+ *
+ * Checks nothing beyond the process itself, so that a slow database never gets it restarted.
  */
 export const getLiveness = <ThrowOnError extends boolean = false>(options?: Options<GetLivenessData, ThrowOnError>): RequestResult<GetLivenessResponses, unknown, ThrowOnError> => (options?.client ?? client).get<GetLivenessResponses, unknown, ThrowOnError>({ url: '/health/live', ...options });
 
 /**
  * Readiness: the database answers a ping
+ *
+ * Pings PostgreSQL through the pool the requests use (one ping serves every check of the next second); 503 while it does not answer, or once the service is shutting down.
  */
 export const getReadiness = <ThrowOnError extends boolean = false>(options?: Options<GetReadinessData, ThrowOnError>): RequestResult<GetReadinessResponses, GetReadinessErrors, ThrowOnError> => (options?.client ?? client).get<GetReadinessResponses, GetReadinessErrors, ThrowOnError>({ url: '/health/ready', ...options });
 
