@@ -3,13 +3,8 @@ import { context, type Context, type Link, trace, TraceFlags } from '@openteleme
 export interface BatchLoaderOptions {
   /** Batches in flight at once: what arrives while all are out leaves together in the next one. */
   readonly inFlight: number;
-  /** Keys in one batch at most. */
   readonly maxBatchSize: number;
-  /**
-   * Whether a batch's failure says the database is unavailable: then the
-   * keys waiting for it fail with it too, rather than wait for a statement
-   * timeout of their own after it.
-   */
+  /** Whether a failure means the database is unavailable: the keys still waiting then fail with it. */
   readonly unavailable: (error: unknown) => boolean;
   /** The span each batch runs under, linked to the span of every request it serves. */
   readonly span: string;
@@ -31,11 +26,9 @@ interface Waiting<K, V> {
 const tracer = trace.getTracer('plant-store');
 
 /**
- * DataLoader's idea, batching naturally: `load(key)` leaves at once while
- * fewer than `inFlight` batches are out, so that a request alone waits for
- * no timer; while they are all out, keys wait, and the next batch to leave
- * takes every one of them. Under load, one statement answers dozens of
- * requests. Nothing is cached.
+ * DataLoader's idea without a timer, so that a request alone never waits: `load(key)` leaves at once
+ * while fewer than `inFlight` batches are out; otherwise keys wait and the next batch takes them all.
+ * Nothing is cached.
  */
 export class BatchLoader<K, V> {
   private readonly queue: Array<Waiting<K, V>> = [];
@@ -64,11 +57,7 @@ export class BatchLoader<K, V> {
     }
   }
 
-  /**
-   * Runs a batch under a span linked to each caller's; its parent is the
-   * first caller whose trace is sampled, so that the statement shows in a
-   * recorded trace when any of them is.
-   */
+  /** The span's parent is the first sampled caller, so the statement shows in any recorded trace. */
   private run(batch: ReadonlyArray<Waiting<K, V>>): Promise<void> {
     const links: Link[] = [];
     let parent = batch[0].context;

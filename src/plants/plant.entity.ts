@@ -2,10 +2,7 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, VersionC
 
 export const PLANT_TEXT_MAX_LENGTH = 255;
 
-/**
- * A stored plant. The table is the schema's source of truth for migrations;
- * the wire shapes live in `dto/`, and this class is never sent to a client.
- */
+/** Never sent to a client: the wire shapes live in `dto/`. */
 @Entity({ name: 'plants' })
 // Keyset pages filtered by tag: WHERE tag = $1 AND id > $2 ORDER BY id.
 @Index('plants_tag_id', ['tag', 'id'])

@@ -12,7 +12,6 @@ export class PlantIdTakenError extends DomainError {
   }
 }
 
-/** No plant is stored under the id. */
 export class PlantNotFoundError extends DomainError {
   override readonly name = 'PlantNotFoundError';
   readonly kind = 'not-found';

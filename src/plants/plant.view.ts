@@ -1,11 +1,7 @@
 import { int64FromString } from '../core/common/int64.js';
 import type { StoredPlantView } from './dto/plant.dto.js';
 
-/**
- * A stored plant as clients read it, `{id, name, tag?}` (no `null`, and
- * nothing the client did not give): the body of reads, lists and changes,
- * and the payload of the plants' webhook events.
- */
+/** A stored plant as clients read it, without `null`s: in responses and in webhook payloads. */
 export function plantView(plant: {
   readonly id: string;
   readonly name: string;

@@ -44,25 +44,18 @@ export interface PageQuery {
 }
 
 /**
- * Statements in flight at once for each kind of batch (fewer make larger
- * batches and less work per request), and keys in one at most. A batch that
- * finds the database unavailable fails the keys waiting for it too.
+ * Batches in flight per kind (fewer make larger batches) and keys per batch. A batch that finds
+ * the database unavailable fails the keys waiting behind it too.
  */
 const READS = { inFlight: 4, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 
 /**
- * The plants' reads and writes. The four busiest paths (reads by id, pages,
- * creates, patches) are each batched (`BatchLoader`, DataLoader's idea): the requests that arrive
- * while earlier statements are out leave together in one statement, since on
- * these paths the round trip to PostgreSQL, not the statement, is what costs
- * (docs/performance.md#batched-reads-and-writes). Reads by id and pages may go
- * to a replica. A change records its webhook events in the same transaction.
- *
- * Each batch is one statement written out below, run with TypeORM's
- * `manager.query()`: TypeORM's query builder cannot say some of them (a
- * keyset scan per page, one `UPDATE` for many rows), and building the others
- * with it costs more than the statement on these routes.
+ * The plants' reads and writes. Reads by id, pages, creates and patches are batched (`BatchLoader`,
+ * DataLoader's idea), because on these paths the round trip to PostgreSQL costs more than the
+ * statement (docs/performance.md#batched-reads-and-writes). Each batch is one hand-written
+ * statement: the query builder cannot say a keyset scan per page or one `UPDATE` for many rows.
+ * Reads may go to a replica; a change records its webhook events in the same transaction.
  */
 @Injectable()
 export class PlantsRepository {
@@ -86,7 +79,6 @@ export class PlantsRepository {
     private readonly outbox: WebhookOutbox,
   ) {}
 
-  /** The plant under this id, with its version; null when there is none. */
   findById(id: string): Promise<StoredPlant | null> {
     return this.byId.load(id);
   }
@@ -106,21 +98,15 @@ export class PlantsRepository {
     return loader.load({ after: query.after ?? null, tag: query.tag ?? null });
   }
 
-  /**
-   * Stores the plant unless its id is taken, and says which: answered once
-   * its statement, and its `plant.created` event, have committed.
-   */
+  /** Stores the plant unless its id is taken; resolves once it and its `plant.created` event commit. */
   create(plant: PlantRecord): Promise<CreateOutcome> {
     return this.creates.load(plant);
   }
 
   /**
-   * Applies the changes if the plant is at one of the precondition's versions
-   * (any, without one), adding one to its version and recording
-   * `plant.updated`; answers the plant as it is now, or null when there is
-   * none. A plant at another version throws `PreconditionFailedError`. No
-   * changes change nothing, not even the version: the plant is read, from the
-   * primary, and the precondition checked.
+   * Applies the changes if the plant is at one of the precondition's versions (any without one),
+   * bumping its version and recording `plant.updated`; null when there is no plant. Empty changes
+   * leave even the version alone: the plant is only read, from the primary, and checked.
    */
   async update(
     id: string,
@@ -137,11 +123,7 @@ export class PlantsRepository {
     return plant ?? null;
   }
 
-  /**
-   * Deletes the plant if it is at one of the precondition's versions (any,
-   * without one), recording `plant.deleted`; false when there was none. A
-   * plant at another version throws `PreconditionFailedError`.
-   */
+  /** Deletes the plant if it is at one of the precondition's versions, recording `plant.deleted`. */
   remove(id: string, precondition?: WritePrecondition): Promise<boolean> {
     return this.write(async (manager) => {
       const plant = await deleteIfMatch(manager, Plant, { id }, precondition);
@@ -174,11 +156,7 @@ export class PlantsRepository {
     return pages;
   }
 
-  /**
-   * A batch of creates; when it fails for another reason than the database
-   * being unavailable, each create is tried alone, so that one plant the
-   * database refuses does not fail the others.
-   */
+  /** A failed batch is tried one create at a time, so that one refused plant does not fail the others. */
   private async createAll(
     plants: readonly PlantRecord[],
     callers: readonly Context[],
@@ -201,11 +179,9 @@ export class PlantsRepository {
   }
 
   /**
-   * Inserts the plants whose ids are free (`ON CONFLICT DO NOTHING`: the
-   * database settles races with other batches and instances) and records
-   * their events; a plant whose id is taken is answered with the plant stored
-   * under it, which the service compares with its own. An id found taken
-   * whose plant is gone when read (deleted in between) is tried again.
+   * `ON CONFLICT DO NOTHING` lets the database settle races with other batches and instances. A
+   * taken id is answered with the plant stored under it, for the service to compare; one whose
+   * plant was deleted before it could be read is tried again.
    */
   private async insert(
     manager: EntityManager,
@@ -264,9 +240,8 @@ export class PlantsRepository {
   }
 
   /**
-   * A batch of patches: one statement changes the plants at once, so the
-   * ids of one statement must differ (an `UPDATE … FROM` changes a row once);
-   * a second patch of a plant goes in the next, and sees the first's version.
+   * An `UPDATE … FROM` changes a row once, so a second patch of the same plant waits for the next
+   * statement and sees the first's version.
    */
   private async updateAll(
     batch: readonly PendingUpdate[],
@@ -296,10 +271,8 @@ export class PlantsRepository {
   }
 
   /**
-   * The version is checked in the `UPDATE`'s own `WHERE`, which PostgreSQL
-   * evaluates again on a row it had to wait for, so two patches with the same
-   * `If-Match` cannot both win; the statement's snapshot tells a missing
-   * plant (null) from one at another version (412).
+   * The version is checked in the `UPDATE`'s own `WHERE`, which PostgreSQL evaluates again on a
+   * row it waited for, so two patches with the same `If-Match` cannot both win.
    */
   private async updateRows(
     manager: EntityManager,
@@ -350,21 +323,15 @@ interface PendingUpdate {
   readonly precondition?: WritePrecondition;
 }
 
-/** The plants under these ids (`$1`), with their versions. */
 const BY_IDS_SQL = `SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[])`;
 
-/** Inserts the plants whose ids are free: `$1` the ids, `$2` the names, `$3` the tags; answers the ids inserted. */
 const INSERT_SQL = `
   INSERT INTO plants (id, name, tag)
   SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[])
   ON CONFLICT (id) DO NOTHING
   RETURNING id`;
 
-/**
- * Pages of one kind: `$1` each page's `after`, `$2` its tag, `$3` the limit
- * they share (a parameter the planner sees, so that it costs each scan as
- * the few rows it is). The (tag, id) index serves a tag's pages.
- */
+/** The shared limit is a parameter so that the planner costs each scan as the few rows it is. */
 function pagesSql(tagged: boolean, after: boolean): string {
   const conditions = [
     ...(tagged ? ['plant.tag = start.tag'] : []),
@@ -383,10 +350,8 @@ function pagesSql(tagged: boolean, after: boolean): string {
 }
 
 /**
- * Patches, a row per plant: `$1` the ids, `$2` the versions each may be at
- * (an array's text, null for any), then for the name and the tag whether
- * to set it and its value. A row per id, in order: the plant changed, or
- * (version null) whether it was there at all.
+ * `$2` holds each row's allowed versions as an array's text (null for any). A row that did not
+ * change comes back with a null version and `found` telling a missing plant from a 412.
  */
 const UPDATE_SQL = `
   WITH input AS (

@@ -17,10 +17,6 @@ export interface PlantPage {
   readonly nextAfter?: string;
 }
 
-/**
- * The plants' rules over their repository: a create sent again is a replay,
- * another plant under a taken id a conflict, a missing plant 404.
- */
 @Injectable()
 export class PlantsService {
   constructor(
@@ -28,10 +24,7 @@ export class PlantsService {
     private readonly metrics: PlantsMetrics,
   ) {}
 
-  /**
-   * Stores a new plant. Sending the same plant again is a success that writes
-   * nothing, so clients may retry; another plant under a taken id is refused.
-   */
+  /** The same plant sent again succeeds without writing, so that clients may retry. */
   async create(newPlant: NewPlantDto): Promise<PlantDto> {
     const plant = { id: String(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
     const { created, stored } = await this.plants.create(plant);
@@ -43,7 +36,6 @@ export class PlantsService {
     return PlantDto.from(stored);
   }
 
-  /** The plant with its version (its ETag); `plantView` makes its wire shape. */
   async findOne(id: number | bigint): Promise<StoredPlant> {
     const plant = await this.plants.findById(String(id));
     if (!plant) {
@@ -52,11 +44,7 @@ export class PlantsService {
     return plant;
   }
 
-  /**
-   * A page of plants in id order, after a given id (keyset pagination): the
-   * primary key, or the (tag, id) index with a tag, finds the page's start
-   * directly, so every page costs the same, however deep.
-   */
+  /** Keyset pagination: an index finds the page's start directly, so a deep page costs no more. */
   async list(query: ListPlantsQueryDto): Promise<PlantPage> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const found = await this.plants.page({
@@ -71,11 +59,7 @@ export class PlantsService {
     };
   }
 
-  /**
-   * Applies a merge patch, if the plant is at a version the precondition
-   * allows (else 412), and answers the plant as it is now. An empty patch
-   * changes nothing, not even the version, and announces nothing.
-   */
+  /** An empty patch changes nothing, not even the version, and announces nothing. */
   async update(
     id: number | bigint,
     patch: PlantPatchDto,

@@ -14,7 +14,6 @@ export interface StoredPlantView {
   readonly tag?: string;
 }
 
-/** A stored plant as clients see it: `name`, and `tag` only when there is one. */
 @ApiSchema({ name: 'Plant', description: 'A plant in the store' })
 export class PlantDto {
   @ApiProperty({

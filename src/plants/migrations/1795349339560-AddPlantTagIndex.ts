@@ -1,10 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The (tag, id) index behind `GET /plants?tag=…`. Built CONCURRENTLY, so
- * that a large table keeps taking writes meanwhile; that cannot run inside a
- * transaction, hence `transaction = false`. A build that fails leaves an
- * invalid index, which the next run drops and builds again.
+ * CONCURRENTLY keeps a large table writable during the build and cannot run in a transaction. A
+ * failed build leaves an invalid index, which the next run drops and builds again.
  */
 export class AddPlantTagIndex1795349339560 implements MigrationInterface {
   name = 'AddPlantTagIndex1795349339560';

@@ -1,10 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * The version behind the plants' ETags. A constant default makes this a
- * change of the catalogue only (PostgreSQL 11 and later): no table rewrite,
- * and every existing row reads as version 1.
- */
+/** A constant default changes only the catalogue (PostgreSQL 11+): no table rewrite. */
 export class AddPlantVersion1795700000000 implements MigrationInterface {
   name = 'AddPlantVersion1795700000000';
 
