@@ -9,12 +9,8 @@ export interface ConnectionSettings {
   readonly replicaUrls?: readonly string[];
   /** The `pg` module TypeORM opens its pools with: `pg` itself by default (see `DatabasePools`). */
   readonly driver?: unknown;
-  /** Every module's migrations, in order (see `discoverMigrations`). */
   readonly migrations: readonly MigrationClass[];
-  /**
-   * The entities, where no Nest module registers them (the TypeORM CLI). In the
-   * service each module registers its own (`TypeOrmModule.forFeature`).
-   */
+  /** Only where no Nest module registers them (the TypeORM CLI). */
   readonly entities?: DataSourceOptions['entities'];
   readonly poolSize: number;
   /** A pooled connection idle this long is closed; 0 keeps it. pg's default, 10 s, when unset. */

@@ -5,10 +5,7 @@ import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from './data-source-options.js';
 import { discoverMigrations, ENTITY_FILES } from './migration-discovery.js';
 
-/**
- * The data source the TypeORM CLI works with (`npm run migration:generate`,
- * `migration:revert`, `migration:show`), on the database `DATABASE_URL` names.
- */
+/** The TypeORM CLI's data source (`npm run migration:generate`, `:revert`, `:show`). */
 const url = process.env.DATABASE_URL;
 if (!url) {
   throw new Error('Set DATABASE_URL to the database the TypeORM CLI should work on');

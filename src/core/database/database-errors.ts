@@ -1,7 +1,4 @@
-/**
- * Errors that mean "the database cannot serve this now" rather than "this
- * query is wrong": the client may retry, and gets 503 with `Retry-After`.
- */
+/** "The database cannot serve this now", not "this query is wrong": 503, and the client may retry. */
 const UNAVAILABLE_SQLSTATE_PREFIXES = ['08', '53', '57P'] as const;
 const UNAVAILABLE_SQLSTATES = new Set(['57014' /* query_canceled: statement_timeout */]);
 const UNAVAILABLE_SYSTEM_CODES = new Set([
@@ -69,13 +66,8 @@ export interface DatabaseRefusal {
 }
 
 /**
- * Why PostgreSQL refused a statement, when the request was the cause (a
- * constraint, a value out of form); undefined for anything else. A service
- * that words a refusal in its resource's terms looks at the constraint:
- *
- * ```ts
- * if (databaseRefusal(error)?.constraint === 'plants_garden_id_fkey') throw new GardenNotFoundError(gardenId);
- * ```
+ * Why PostgreSQL refused a statement when the request was the cause; undefined for anything else. A
+ * service words a refusal in its resource's terms by `constraint` (docs/adding-a-resource.md).
  */
 export function databaseRefusal(error: unknown): DatabaseRefusal | undefined {
   for (let current: unknown = error, depth = 0; current && depth < 3; depth++) {

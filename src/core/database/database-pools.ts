@@ -1,6 +1,5 @@
 import pg from 'pg';
 
-/** Which server a pool connects to. */
 export type PoolRole = 'primary' | 'replica';
 
 export interface PoolCounts {
@@ -11,10 +10,8 @@ export interface PoolCounts {
 }
 
 /**
- * The pg pools TypeORM opens, known as it opens them: TypeORM takes the `pg`
- * module it makes pools with as its `driver` option, and `driver` is `pg`
- * with a `Pool` that records each pool made (pg's own, unchanged), so that
- * the metrics can count their connections.
+ * TypeORM takes the `pg` module as its `driver` option; this one's `Pool`, pg's own, records each
+ * pool made, so that the metrics can count their connections.
  */
 export class DatabasePools {
   readonly driver: typeof pg;

@@ -7,10 +7,7 @@ import { EmbeddedPostgres } from './embedded-postgres.js';
 
 export const EMBEDDED_DATABASE_NAME = 'plant_store';
 
-/**
- * Where the database is: `DATABASE_URL`, or else an embedded PostgreSQL that
- * this process starts, and stops once every connection to it is closed.
- */
+/** `DATABASE_URL`, or else an embedded PostgreSQL that this process starts and stops. */
 export class DatabaseServer {
   private static readonly logger = new Logger('Database');
 

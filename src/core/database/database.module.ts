@@ -72,10 +72,7 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /**
-   * The pool closes before the server it talks to stops. (TypeORM's module
-   * would close the pool too, but Nest shuts global modules down last.)
-   */
+  /** The pool must close before its server stops, and Nest shuts TypeORM's global module down last. */
   async onApplicationShutdown(): Promise<void> {
     if (this.dataSource.isInitialized) {
       await this.dataSource.destroy();

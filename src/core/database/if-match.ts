@@ -8,25 +8,16 @@ import type {
 
 import { PreconditionFailedError } from '../errors/domain-error.js';
 
-/**
- * The versions a row must be at for a change to go ahead: those of the
- * request's `If-Match` tags (`writePrecondition`). None matches no row.
- */
+/** The versions of the request's `If-Match` tags (`writePrecondition`); none matches no row. */
 export interface WritePrecondition {
   readonly versions: readonly number[];
 }
 
 /**
- * Updates the row `where` finds, if it is at one of the precondition's
- * versions (any, without one), and answers it as it is now; `null` when
- * there is no such row. A row at another version throws
- * `PreconditionFailedError` (412) and is left alone.
- *
- * The version is checked in the `UPDATE`'s own `WHERE`, which PostgreSQL
- * evaluates again on a row it had to wait for: of two writers sending the
- * same `If-Match`, one wins and the other gets 412. TypeORM adds one to the
- * `@VersionColumn` in the same statement. No changes at all change nothing,
- * not even the version: the row is read and the precondition checked.
+ * Updates the row if it is at one of the precondition's versions (any without one); `null` when there
+ * is no row, `PreconditionFailedError` at another version. The check sits in the `UPDATE`'s own
+ * `WHERE`, which PostgreSQL evaluates again on a row it waited for, so of two writers with one
+ * `If-Match` only one wins. Without changes nothing changes, not even the version.
  */
 export async function updateIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
@@ -46,13 +37,7 @@ export async function updateIfMatch<E extends ObjectLiteral>(
   return changedRow(manager, target, where, precondition, query);
 }
 
-/**
- * Deletes the row `where` finds, if it is at one of the precondition's
- * versions (any, without one), and answers the row deleted; `null` when
- * there was none. As with `updateIfMatch`, the version is checked by the
- * `DELETE` itself, and a row at another version throws
- * `PreconditionFailedError`.
- */
+/** Deletes as `updateIfMatch` updates, the `DELETE` checking the version; answers the row deleted. */
 export function deleteIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<E>,

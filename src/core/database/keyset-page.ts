@@ -2,12 +2,7 @@ import { BadRequestException } from '@nestjs/common';
 import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
 export interface KeysetPageOptions {
-  /**
-   * The properties the rows are sorted by, ascending: not null, the last one
-   * unique (the primary key), so that every row has one place. An index on
-   * the same columns in the same order, after the query's equality filters,
-   * finds each page's start directly, however deep.
-   */
+  /** Sorted ascending; not null, and the last one unique (the primary key) so that every row has one place. */
   readonly orderBy: readonly string[];
   /** Where the previous page ended: its `next` (nothing for the first page). */
   readonly after?: readonly unknown[];
@@ -21,16 +16,8 @@ export interface KeysetPage<E> {
 }
 
 /**
- * A page of the query's rows in `orderBy` order, after the row `after`
- * names (keyset pagination): `WHERE (name, id) > (:name, :id) ORDER BY name,
- * id LIMIT n`, which costs the same on every page, where an `OFFSET` reads
- * and throws away every row before the page.
- *
- * ```ts
- * const query = manager.createQueryBuilder(Plant, 'plant').where('plant.gardenId = :gardenId', { gardenId });
- * const page = await keysetPage(query, { orderBy: ['name', 'id'], after: decodeCursor(cursor, 2), limit: 20 });
- * // page.next, when set, is the next page's `after`: encodeCursor(page.next) in its link
- * ```
+ * Keyset pagination: every page costs the same, where an `OFFSET` reads every row before it
+ * (docs/adding-a-resource.md#3-what-typeorm-lacks-the-platforms-helpers).
  */
 export async function keysetPage<E extends ObjectLiteral>(
   query: SelectQueryBuilder<E>,
@@ -65,11 +52,7 @@ export function encodeCursor(values: readonly unknown[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-/**
- * The values `encodeCursor` made, `length` of them; a cursor this service
- * did not make answers 400. The values go to PostgreSQL as parameters, which
- * refuses one of the wrong type with 400 as well.
- */
+/** A cursor this service did not make answers 400; PostgreSQL refuses a mistyped value with 400 too. */
 export function decodeCursor(cursor: string, length: number): unknown[] {
   let values: unknown;
   try {

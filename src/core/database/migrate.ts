@@ -11,10 +11,7 @@ import { DatabaseServer } from './database-server.js';
 import { discoverMigrations } from './migration-discovery.js';
 import { runMigrations } from './migrations.js';
 
-/**
- * `npm run migration:run`: applies pending migrations to the database the
- * service would use (`DATABASE_URL`, or the embedded one), then exits.
- */
+/** `npm run migration:run`, on the database the service would use. */
 async function migrate(): Promise<void> {
   const logger = new Logger('Migrations');
   const database = databaseConfig();

@@ -7,13 +7,8 @@ import type { MigrationInterface } from 'typeorm';
 export type MigrationClass = new () => MigrationInterface;
 
 const HERE = fileURLToPath(import.meta.url);
-/**
- * The code's root: `src/` when it runs from its sources (the tests), `dist/`
- * once built, whether this module runs from its own file or from the bundle
- * (`dist/bundle/`): the nearest folder of either name above this file.
- */
+/** `src/` from the sources (the tests), `dist/` once built, bundled or not. */
 const CODE_ROOT = codeRoot(HERE);
-/** `.ts` from the sources, `.js` from the build: the same files either way. */
 const EXTENSION = extname(HERE);
 /** Every module's entities, by file name: for the TypeORM CLI, where no module registers them. */
 export const ENTITY_FILES = join(CODE_ROOT, '**', `*.entity${EXTENSION}`);
@@ -22,13 +17,9 @@ export const ENTITY_FILES = join(CODE_ROOT, '**', `*.entity${EXTENSION}`);
 const MIGRATION_FILE = /^(\d{13,})-[\w-]+$/;
 
 /**
- * Every migration of every module: the files of each `migrations/` folder
- * under the code's root (`src/plants/migrations/`, `src/core/webhooks/migrations/`,
- * a new resource's own), in timestamp order. A resource adds migrations by
- * adding files to its folder; nothing lists them.
- *
- * Running from the sources, folders under `test/` are searched too, so that a
- * resource that exists only in the tests can bring its own schema.
+ * The files of every `migrations/` folder under the code's root, in timestamp order: a resource adds
+ * a migration by adding a file, and nothing lists them. From the sources, `test/` is searched too,
+ * for resources that exist only in the tests.
  */
 export async function discoverMigrations(
   roots: readonly string[] = defaultRoots(),

@@ -8,11 +8,7 @@ const MIGRATION_LOCK_KEY = 0x706c616e74; // "plant"
 const LOCK_POLL_INTERVAL_MS = 250;
 const LOCK_WAIT_LIMIT_MS = 10 * 60_000;
 
-/**
- * Runs pending migrations, one instance at a time: instances started
- * together wait for each other on a PostgreSQL advisory lock instead of
- * racing to create the same tables.
- */
+/** Instances started together take turns on an advisory lock rather than race to create the tables. */
 export async function runMigrations(dataSource: DataSource, logger: Pick<Logger, 'log'>): Promise<void> {
   const lock = dataSource.createQueryRunner();
   await lock.connect();
@@ -31,10 +27,8 @@ export async function runMigrations(dataSource: DataSource, logger: Pick<Logger,
 }
 
 /**
- * Takes the lock by trying again and again rather than by waiting in one
- * statement. A waiting statement would hold a snapshot open, and a migration
- * that builds an index CONCURRENTLY waits for every such snapshot to end: the
- * two would wait for each other until the statement timeout broke the tie.
+ * Polls rather than waits in one statement: a waiting statement holds a snapshot open, which a
+ * CONCURRENTLY index build waits for, so the two would block each other until a timeout.
  */
 async function takeLock(lock: QueryRunner, logger: Pick<Logger, 'log'>): Promise<void> {
   const deadline = Date.now() + LOCK_WAIT_LIMIT_MS;

@@ -6,10 +6,8 @@ export interface Queryable {
 }
 
 /**
- * Statements TypeORM's query builder has no word for (the outbox's claims
- * with `SKIP LOCKED`, its clean-up in batches), on TypeORM's connections to
- * the primary, each its own transaction. The rows are those of `RETURNING`
- * too, whatever the command.
+ * For statements the query builder cannot say (the outbox's `SKIP LOCKED` claims), on the primary,
+ * each its own transaction; the rows include `RETURNING`'s, whatever the command.
  */
 export function rawQueries(dataSource: DataSource): Queryable {
   return {

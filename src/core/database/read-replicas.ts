@@ -5,22 +5,9 @@ import { databaseConfig, type DatabaseConfig } from '../config/database.config.j
 import { isDatabaseUnavailableError } from './database-errors.js';
 
 /**
- * Reads that may be served by a hot standby (`DATABASE_REPLICA_URLS`):
- *
- * ```ts
- * const plant = await this.replicas.read((manager) => manager.findOneBy(Plant, { id }));
- * ```
- *
- * `work` gets an `EntityManager` on a replica (TypeORM picks one), or on the
- * primary when none is configured. A replica answers what it has replayed so
- * far, which may be a moment behind: a read right after a write may not find
- * it yet, so reads that must see a write go to the primary as every other
- * read does (`dataSource.manager`, a repository, a transaction).
- *
- * When a replica cannot answer (down, unreachable, too slow, or a query
- * cancelled by its recovery), the read is run again on the primary at once,
- * and reads go to the primary for `DATABASE_REPLICA_RETRY_MS` before a
- * replica is tried again: a failed replica costs one slow read, not errors.
+ * For reads that may be a moment behind the last write, served by a hot standby when there is one
+ * (docs/operations.md#read-replicas). A read a replica cannot answer runs again on the primary, and
+ * reads stay there for `DATABASE_REPLICA_RETRY_MS`: a failed replica costs one slow read, not errors.
  */
 @Injectable()
 export class ReadReplicas {

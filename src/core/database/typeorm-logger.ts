@@ -1,10 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { Logger as TypeOrmLogger } from 'typeorm';
 
-/**
- * TypeORM's messages, through the service's logger. Query texts and their
- * parameters are never logged: parameters carry request data.
- */
+/** Never logs query texts or their parameters: parameters carry request data. */
 export class TypeOrmNestLogger implements TypeOrmLogger {
   constructor(private readonly logger: Pick<Logger, 'log' | 'warn' | 'error' | 'debug'>) {}
 
