@@ -3,11 +3,7 @@ import { match } from 'path-to-regexp';
 
 import { declaredRoutes } from './declared-routes.js';
 
-/**
- * The methods each declared path answers, for telling "no such resource"
- * (404) from "no such method here" (405 with `Allow`), from the routes the
- * controllers declare. Built on first use, when every module is loaded.
- */
+/** Tells 404 from 405 with `Allow`; built on first use, once every module is loaded. */
 export class AllowedMethods {
   private routes?: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly method: string }>;
 

@@ -2,7 +2,6 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, type ModulesContainer } from '@nestjs/core';
 
-/** One route as its controller declares it. */
 export interface DeclaredRoute {
   readonly controller: Type;
   readonly handler: object;
@@ -12,11 +11,7 @@ export interface DeclaredRoute {
   readonly path: string;
 }
 
-/**
- * Every route the application's controllers declare, read from their
- * metadata (what `@Controller()`, `@Get()`, `@Post()`, … record): the same
- * source Nest's router is built from, whatever gets logged.
- */
+/** Read from the controllers' metadata, the source Nest's router is built from. */
 export function declaredRoutes(modules: ModulesContainer): DeclaredRoute[] {
   const scanner = new MetadataScanner();
   const routes: DeclaredRoute[] = [];

@@ -20,21 +20,9 @@ export interface HttpEdgeOptions {
 }
 
 /**
- * Everything the service does for every request, in one middleware at the
- * HTTP layer (each Express layer, and each Nest interceptor even more, has a
- * cost of its own on every request):
- *
- * - names the request (`X-Request-Id`, see `assignRequestId`), and opens its
- *   context, so that every line logged on its behalf carries the id;
- * - gives the answer its id and helmet's security headers (a handler's own
- *   `@Header()` still wins: it is set later);
- * - while the process drains, asks the client to close the connection;
- * - while the process cannot keep up, answers 503 at once (`LoadShedder`),
- *   but to health checks and metrics;
- * - when the answer is done, writes one log line (method, route, status,
- *   duration, request id: never headers, bodies or query strings) and
- *   records the request's metrics;
- * - when the request is traced, gives its span the route.
+ * What every request needs, in one middleware since each Express layer or Nest interceptor costs on
+ * every request (docs/performance.md#the-http-edge). A handler's own `@Header()` still beats helmet's,
+ * being set later. The log line never holds headers, bodies or query strings.
  */
 export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions): RequestHandler {
   const apiHeaders = helmet(API_HEADERS);
@@ -104,14 +92,7 @@ export function routeOf(request: Request): string | undefined {
 type HelmetOptions = Exclude<Parameters<typeof helmet>[0], undefined>;
 type ContentSecurityPolicy = HelmetOptions['contentSecurityPolicy'];
 
-/**
- * A JSON answer's headers: it loads nothing and is framed by nobody; it is
- * sniffed as nothing else, sent over HTTPS only once a client has seen it,
- * refers nowhere, and is read by other origins only through CORS. The headers
- * that concern an HTML document alone (its opener, its agent cluster, DNS
- * prefetching, Internet Explorer's downloads and XSS filter, Flash's policies)
- * are left to the documentation's pages.
- */
+/** A JSON answer loads nothing and is framed by nobody; the headers only HTML needs are left to the docs pages. */
 const API_HEADERS: HelmetOptions = {
   contentSecurityPolicy: {
     useDefaults: false,
@@ -126,10 +107,8 @@ const API_HEADERS: HelmetOptions = {
 };
 
 /**
- * The Swagger UI loads its scripts and styles from this origin and draws its
- * icons from data: URLs, which helmet's default policy allows. Its
- * `upgrade-insecure-requests` is dropped: it would turn the UI's calls into
- * https ones when the service is reached over plain http.
+ * Helmet's default policy suits the Swagger UI but for `upgrade-insecure-requests`, which would turn
+ * its calls into https ones when the service is reached over plain http.
  */
 const DOCS_CONTENT_SECURITY_POLICY: ContentSecurityPolicy = { directives: { upgradeInsecureRequests: null } };
 

@@ -7,10 +7,8 @@ import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { PortListeners } from './port-listeners.js';
 
 /**
- * The HTTP server's listening sockets: `HTTP_LISTENERS` of them on one port
- * (see `PortListeners`). `listen()` is what `app.listen()` would be, after
- * `app.init()`; the sockets close with the application, or at once with
- * `close()` when draining starts.
+ * `HTTP_LISTENERS` sockets on one port (see `PortListeners`). `listen()` stands for `app.listen()`
+ * after `app.init()`; `close()` stops them at once when draining starts.
  */
 @Injectable()
 export class HttpListeners {

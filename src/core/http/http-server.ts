@@ -3,10 +3,8 @@ import type { Server } from 'node:http';
 import type { HttpConfig } from '../config/http.config.js';
 
 /**
- * Timeouts set on purpose rather than left to Node's defaults: a client that
- * trickles its headers or its body is cut off (408), and idle keep-alive
- * connections do not pile up. Node checks them every `connectionsCheckingInterval`
- * (30 s by default, too coarse for a 10 s header budget).
+ * A client that trickles its headers or body is cut off (408), and idle keep-alive connections do not
+ * pile up. Node's default `connectionsCheckingInterval` is too coarse for the header timeout.
  */
 export function configureHttpServer(server: Server, config: HttpConfig): void {
   server.headersTimeout = config.headersTimeoutMs;

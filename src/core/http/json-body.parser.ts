@@ -16,18 +16,11 @@ export const JSON_MEDIA_TYPE = 'application/json';
 export const MERGE_PATCH_MEDIA_TYPE = 'application/merge-patch+json';
 
 /**
- * Reads and parses `application/json` request bodies (any parameters, any
- * letter case), and `application/merge-patch+json` ones on PATCH, each a
- * JSON object; a POST, PUT or PATCH with a body of any other type answers
- * 415 unread, and other methods' bodies are left unread. Both go through the
- * same limits and checks.
- *
- * Unlike Express's `json()` parser it answers an oversized body at once, and
- * closes the connection instead of reading the rest of it; it refuses bytes
- * that are not UTF-8 instead of replacing them; it keeps every digit of
- * large integers; and it refuses `__proto__`, `constructor` and `prototype`
- * as keys at any depth, so that no handler, whatever type its `@Body()` or
- * custom decorator declares, ever sees one (see `parseJson`).
+ * `application/json` bodies, and `application/merge-patch+json` on PATCH, each a JSON object; another
+ * type on POST, PUT or PATCH answers 415 unread. Unlike Express's `json()`, it answers an oversized
+ * body at once and closes the connection rather than read the rest, refuses bytes that are not UTF-8
+ * rather than replace them, keeps every digit of large integers, and refuses prototype keys whatever
+ * type a handler's `@Body()` declares (see `parseJson`).
  */
 export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_BYTES): RequestHandler {
   return function parseJsonBody(request: Request, response: Response, next: NextFunction): void {
@@ -87,7 +80,6 @@ export function jsonBodyParser(routes: AllowedMethods, limit = JSON_BODY_LIMIT_B
 
 const JSON_MEDIA_TYPES = [JSON_MEDIA_TYPE];
 const PATCH_MEDIA_TYPES = [MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE];
-/** The methods whose bodies the service reads. */
 const READ_BODIES = new Set(['POST', 'PUT', 'PATCH']);
 
 function unsupportedMediaType(method: string): Error {
@@ -100,11 +92,7 @@ function unsupportedMediaType(method: string): Error {
 
 type RefusedBody = Error & { headers?: Readonly<Record<string, string>> };
 
-/**
- * A body is refused (413, 415, 400) only on a route that exists: elsewhere
- * the answer is the router's 404 or 405, whatever the body. Looked up on
- * failure only, so valid bodies pay nothing for it.
- */
+/** Only on a route that exists: elsewhere the answer is the router's 404 or 405, whatever the body. */
 function refuse(
   routes: AllowedMethods,
   request: Request,

@@ -9,11 +9,8 @@ export class JsonSyntaxError extends Error {
 }
 
 /**
- * Keys that name an object's prototype machinery. `JSON.parse` makes them
- * plain own properties, but code that copies or merges objects (a deep
- * merge, class-transformer, `Object.assign` onto an instance) may follow
- * them into a prototype: no body holding one, at any depth, is handed to
- * anything, whatever type the route declares for it.
+ * `JSON.parse` makes these plain own properties, but code that copies or merges objects (a deep
+ * merge, class-transformer) may follow them into a prototype: no body holding one goes any further.
  */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -23,9 +20,8 @@ export class JsonKeyError extends Error {
 }
 
 /**
- * A number literal that is not an integer, although the double nearest to it
- * is one (`1.00000000000000001` is read as `1`): kept apart so that no
- * integer rule accepts it, and no number rule either.
+ * A non-integer literal whose nearest double is an integer (`1.00000000000000001`), kept apart so
+ * that neither an integer rule nor a number rule accepts it.
  */
 export class InexactNumber {
   constructor(readonly literal: string) {}
@@ -48,18 +44,10 @@ interface ReviverContext {
 }
 
 /**
- * Parses a request body without losing any digit of an integer.
- *
- * `JSON.parse` rounds integers beyond 2^53, and rounds away fractions it
- * cannot represent (`1.00000000000000001` becomes `1`). Bodies where that
- * cannot happen (the usual case) are parsed once, at `JSON.parse`'s speed;
- * the others are parsed again with a reviver that reads each number's source
- * text (the runtime gives it to revivers): an integer-valued literal (`7`,
- * `7.0`, `7e0`) becomes a `number` when it is safe and a `bigint` when it is
- * not (see `parseExactNumber`).
- *
- * Refuses JSON nested deeper than `MAX_JSON_DEPTH`, and any object key
- * among `__proto__`, `constructor` and `prototype` (`JsonKeyError`).
+ * Parses a body without losing a digit: `JSON.parse` rounds integers beyond 2^53 and fractions it
+ * cannot represent, so a body where that may happen is parsed again with a reviver that reads each
+ * number's source text (`parseExactNumber`). Refuses nesting deeper than `MAX_JSON_DEPTH` and the
+ * keys of `PROTOTYPE_KEYS` (`JsonKeyError`).
  */
 export function parseJson(text: string): unknown {
   let value: unknown;
@@ -97,7 +85,6 @@ interface Inspection {
   hasPrototypeKey: boolean;
 }
 
-/** One walk over the parsed value, for everything `parseJson` needs to know of it. */
 function inspect(root: unknown): Inspection {
   const found: Inspection = { depth: 0, hasUnsafeInteger: false, hasPrototypeKey: false };
   // Iterative, so that no body can exhaust the stack.
@@ -128,10 +115,7 @@ function inspect(root: unknown): Inspection {
   return found;
 }
 
-/**
- * The path of the first prototype key (`items[0].__proto__`), for the
- * message. Recursive: it runs only on values no deeper than `MAX_JSON_DEPTH`.
- */
+/** For the message; recursive, as it runs only on values no deeper than `MAX_JSON_DEPTH`. */
 function prototypeKeyPath(value: unknown, parent: string): string | undefined {
   if (Array.isArray(value)) {
     for (const [index, item] of (value as unknown[]).entries()) {
@@ -157,10 +141,7 @@ function prototypeKeyPath(value: unknown, parent: string): string | undefined {
 
 const MAX_KEY_LENGTH_IN_MESSAGE = 32;
 
-/**
- * A key as an error message names it: cut short when long, so that a
- * message stays short whatever the body holds.
- */
+/** Cut short, so that a message stays short whatever the body holds. */
 export function keyForMessage(key: string): string {
   if (key.length <= MAX_KEY_LENGTH_IN_MESSAGE) {
     return key;
@@ -173,11 +154,8 @@ export function keyForMessage(key: string): string {
 const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
 
 /**
- * The value of a JSON number literal, following JSON Schema's notion of an
- * integer: an integer-valued literal is a `number` while it is safe and a
- * `bigint` beyond (up to 40 digits); any other literal is the double
- * `JSON.parse` makes of it, unless that double is an integer the literal is
- * not, which becomes an `InexactNumber`.
+ * JSON Schema's integers: an integer-valued literal (`7`, `7.0`, `7e0`) is a `number` while safe and a
+ * `bigint` beyond; any other is `JSON.parse`'s double, or an `InexactNumber` when that is an integer.
  */
 export function parseExactNumber(literal: string): number | bigint | InexactNumber {
   const match = NUMBER_LITERAL.exec(literal);
@@ -205,11 +183,7 @@ export function parseExactNumber(literal: string): number | bigint | InexactNumb
   return Number.isSafeInteger(asNumber) ? asNumber : integer;
 }
 
-/**
- * `JSON.stringify`, except that a `bigint` (an id beyond 2^53) is written as
- * a JSON number with all its digits (`JSON.rawJSON`), where `JSON.stringify`
- * throws. The common case, with no bigint, costs what `JSON.stringify` costs.
- */
+/** Writes a `bigint` with all its digits, where `JSON.stringify` throws; only such a value pays for the replacer. */
 export function stringifyJson(value: unknown): string {
   try {
     return JSON.stringify(value);

@@ -14,10 +14,7 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** A caller's id is kept when it is short and plain; anything else is replaced. */
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * Names every request, taking the caller's `X-Request-Id` when acceptable;
- * the answer echoes it in `REQUEST_ID_HEADER` (see `httpEdge`).
- */
+/** Takes the caller's `X-Request-Id` when acceptable. */
 export function assignRequestId(request: Request): string {
   const offered = request.headers['x-request-id'];
   const id = typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) ? offered : randomUUID();
