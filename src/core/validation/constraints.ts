@@ -2,10 +2,7 @@ import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-val
 
 import { INT64_MAX, INT64_MIN, isInt64 } from '../common/int64.js';
 
-/**
- * The rules of the wire contract that class-validator does not have, or has
- * with a different meaning: each decorator is one rule with one message.
- */
+/** Wire-contract rules that class-validator lacks or means differently: one rule, one message each. */
 
 /** The property must be sent; `null` counts as sent (and then fails the type rule). */
 export function IsPresent(): PropertyDecorator {
@@ -61,15 +58,12 @@ export function IsIntegerBetween(
 export interface TextRules {
   readonly minLength: number;
   readonly maxLength: number;
-  /** Refuse strings made only of white space. */
   readonly notBlank?: boolean;
 }
 
 /**
- * A string that PostgreSQL can store exactly as sent, whose length in Unicode
- * code points (JSON Schema's and PostgreSQL's notion of a character, not
- * UTF-16 units) is within bounds: well-formed (no lone surrogate, which would
- * be stored as U+FFFD) and free of U+0000 (which `text` cannot hold).
+ * A string PostgreSQL stores exactly as sent: no lone surrogate (stored as U+FFFD), no U+0000 (which
+ * `text` cannot hold), its length counted in code points as JSON Schema and PostgreSQL count.
  */
 export function IsText(rules: TextRules, options?: ValidationOptions): PropertyDecorator {
   const blank = rules.notBlank ? ' that is not only white space' : '';

@@ -4,23 +4,16 @@ import { ValidateIf } from 'class-validator';
 import { type Int64, int64ToString } from '../common/int64.js';
 
 /**
- * JSON Merge Patch (RFC 7396) bodies, declared as a DTO like any other: every
- * property optional; a property the record may lack is nullable, `null`
- * removing it; every other property keeps the rules of a create (reuse them)
- * and refuses `null` (`@IsOptionalNotNull()`). An `id`, if sent, must be the
- * path's (`patchChanges`):
+ * A JSON Merge Patch (RFC 7396) DTO: every property optional; one the record may lack is nullable,
+ * `null` removing it; the others keep a create's rules and refuse `null`. An `id`, if sent, must be
+ * the path's (`patchChanges`).
  *
  * ```ts
- * @ApiClosedSchema({ name: 'PlantPatch' })
  * export class PlantPatchDto {
  *   @IsInt64() @IsOptionalNotNull() readonly id?: Int64;
- *   @IsText(PLANT_NAME_RULES) @IsOptionalNotNull() readonly name?: string;
  *   @IsText(PLANT_TAG_RULES) @IsOptionalOrNull() readonly tag?: string | null;
  * }
  * ```
- *
- * Properties left out are left as they are; undeclared ones are refused, as
- * for every body.
  */
 
 /** The changes of a merge patch DTO: its properties but `id`, each optional (`null` where the DTO allows it). */
@@ -31,10 +24,7 @@ export function IsOptionalOrNull(): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined && value !== null);
 }
 
-/**
- * The changes a merge patch asks for: its properties that were sent, but
- * `id`, which must equal the path's when sent (an id is never changed: 400).
- */
+/** The properties sent, but `id`, which must equal the path's: an id is never changed (400). */
 export function patchChanges<P extends object>(patch: P, pathId: Int64): MergePatch<P> {
   const changes: Record<string, unknown> = {};
   for (const [property, value] of Object.entries(patch) as Array<[string, unknown]>) {

@@ -14,15 +14,10 @@ class InvalidInput {
 }
 
 /**
- * Nest's ValidationPipe as every route gets it: a DTO is built from what was
- * sent (`transform`), a property it does not declare is refused
- * (`whitelist`, `forbidNonWhitelisted`), and each property is judged by its
- * first broken rule. What the subclass adds, as ValidationPipe has no option
- * for it: a route that takes a DTO body needs one; a failure answers one
- * message naming each problem by its path (`items[0].sku must be …`) and
- * where an undeclared property came from (`query parameter offset is not
- * allowed`); and a named query or path parameter (`@Query('page')`) is left
- * for its own pipe (`ParseIntPipe`) to parse, rather than converted first.
+ * Nest's ValidationPipe, plus what it has no option for: a route that takes a DTO body needs one; one
+ * message names each problem by its path (`items[0].sku must be …`) and an undeclared property by its
+ * source (`query parameter offset is not allowed`); and a named parameter (`@Query('page')`) is left
+ * for its own pipe (`ParseIntPipe`) rather than converted first.
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -66,9 +61,8 @@ function messageOf(errors: readonly ValidationError[], { type }: ArgumentMetadat
 }
 
 /**
- * Each broken rule of a property and of what it holds, by its full path:
- * class-validator words a rule by the property's own name (`sku must be …`),
- * and lists an array's items as children named by their index.
+ * The full path is rebuilt here: class-validator words a rule by the property's own name (`sku must
+ * be …`) and lists an array's items as children named by their index.
  */
 function problemsOf(error: ValidationError, parent: string, undeclared: string): string[] {
   const property = keyForMessage(error.property);
