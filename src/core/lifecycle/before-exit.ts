@@ -1,10 +1,6 @@
 const tasks: Array<() => Promise<void>> = [];
 
-/**
- * Work that must be done once the application has closed, just before the
- * process exits on a signal: exporting the last spans, which the closing
- * application may still have recorded.
- */
+/** Work for after the application has closed, before a signal's exit: the closing may still record spans. */
 export function beforeExit(task: () => Promise<void>): void {
   tasks.push(task);
 }

@@ -15,12 +15,8 @@ import { ShutdownState } from './shutdown-state.js';
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
- * On SIGTERM or SIGINT: readiness turns 503, the server stops accepting
- * connections and closes idle keep-alive ones, requests in flight finish (for
- * up to `timeoutMs`, then their connections are cut), then the application
- * closes (pool, embedded PostgreSQL), what must be done before the exit is
- * done (`beforeExit`: the last spans' export), and the process exits 0. A
- * second signal exits at once.
+ * Drains, closes the application, runs the `beforeExit` tasks and exits 0; a second signal exits at
+ * once (docs/operations.md#shutdown).
  */
 export function enableGracefulShutdown(
   app: NestExpressApplication,

@@ -4,21 +4,13 @@ import { Counter } from 'prom-client';
 import { httpConfig, type HttpConfig } from '../config/http.config.js';
 import { Metrics } from '../metrics/metrics.js';
 
-/** How often the event loop's lateness is measured. */
 const SAMPLE_INTERVAL_MS = 100;
 
 /**
- * Turns requests away, at once and cheaply, while the process cannot keep
- * up: when its event loop runs more than `HTTP_SHED_LAG_MS` late. A request
- * then waits that long in its socket before it is even read, and one served
- * anyway would be answered later still; a 503 with `Retry-After` lets the
- * client (or its load balancer) retry here or elsewhere, and costs far less
- * than the work it spares, so the loop catches up. Health checks and metrics
- * are always served: an overloaded instance is not a dead one.
- *
- * The loop's lateness is a timer's, every 100 ms: how late it fired, or, while
- * it is overdue, how overdue it is now; so the first request read after a long
- * stall is already turned away, before the timer has had its turn.
+ * While the event loop runs more than `HTTP_SHED_LAG_MS` late, a request has already waited that long
+ * in its socket; a 503 with `Retry-After` spares the work so that the loop catches up
+ * (docs/operations.md#overload). An overdue timer counts as late already, so the first request read
+ * after a long stall is turned away before the timer has had its turn.
  */
 @Injectable()
 export class LoadShedder implements OnModuleDestroy {
@@ -43,7 +35,6 @@ export class LoadShedder implements OnModuleDestroy {
     }
   }
 
-  /** How late the event loop runs now, in milliseconds. */
   get lagMs(): number {
     return Math.max(this.lastLagMs, performance.now() - this.due);
   }

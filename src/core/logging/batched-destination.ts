@@ -10,29 +10,16 @@ export interface FlushableDestination {
 export interface BatchedDestinationOptions {
   /** Held text that is handed over at once, whatever its age (in UTF-16 code units, about bytes). */
   readonly maxLength: number;
-  /** How long a line may be held at most. */
   readonly maxDelayMs: number;
 }
 
 export const DEFAULT_BATCHING: BatchedDestinationOptions = { maxLength: 4 * 1024, maxDelayMs: 100 };
 
 /**
- * Hands `target` the log lines in blocks: once the lines held reach
- * `maxLength`, or `maxDelayMs` after the first of them, whichever comes first.
- *
- * Each write of sonic-boom, pino's asynchronous destination, goes through
- * libuv's thread pool: a hand-over to a thread and a wake-up of the event loop
- * when it is done, which cost far more than the write itself. Written a line
- * at a time, or a turn of the event loop at a time, that cost falls on every
- * request when requests are few per turn. In blocks of 4 KiB it falls on a
- * dozen lines or more.
- * Blocks also spare sonic-boom's measuring of the text it holds at every
- * write, which copies all of it
- * ([Performance](../../../docs/performance.md#the-log-line)).
- *
- * `flush` and `flushSync` hand over what is held first, and so does the
- * process's exit, before sonic-boom's own last flush; pino calls `flushSync`
- * after every `fatal` line.
+ * Hands `target` the log lines in blocks, at `maxLength` or `maxDelayMs` after the first, because each
+ * sonic-boom write goes through libuv's thread pool and wakes the event loop when done
+ * (docs/performance.md#the-log-line). `flush`, `flushSync` and the process's exit hand over what is
+ * held first, before sonic-boom's own last flush; pino calls `flushSync` after every `fatal` line.
  */
 export class BatchedDestination implements DestinationStream {
   private lines: string[] = [];

@@ -3,10 +3,7 @@ import type { Logger } from 'pino';
 
 type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
-/**
- * Nest's logger, written through pino. Nest calls `log(message, context)`
- * and `error(message, stack, context)`; the context becomes a field.
- */
+/** Nest calls `log(message, context)` and `error(message, stack, context)`; the context becomes a field. */
 export class PinoNestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 

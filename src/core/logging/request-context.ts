@@ -1,11 +1,8 @@
 import { CLS_ID, ClsServiceManager, type ClsStore } from 'nestjs-cls';
 
 /**
- * What the service keeps for the request being handled, in nestjs-cls's
- * AsyncLocalStorage: its id (`CLS_ID`, set by the HTTP edge) and, once the
- * bearer guard has admitted it, the principal's subject. Anything that runs
- * on the request's behalf (a service, TypeORM, the exception filter) finds it
- * there without it being passed along.
+ * The request's id (set by the HTTP edge) and, once admitted, its principal: whatever runs on the
+ * request's behalf (a service, TypeORM, the exception filter) finds them without their being passed.
  */
 export interface RequestContext extends ClsStore {
   [CLS_ID]?: string;
@@ -17,10 +14,7 @@ export interface RequestLogFields {
   readonly principal?: string;
 }
 
-/**
- * The fields every log line written on a request's behalf carries: pino's
- * `mixin`. A new object each time: pino merges the line's own fields into it.
- */
+/** pino's `mixin`: a new object each time, as pino merges the line's own fields into it. */
 export function requestLogFields(): RequestLogFields {
   const store = ClsServiceManager.getClsService<RequestContext>().get();
   if (store === undefined) {

@@ -5,12 +5,8 @@ import { requestLogFields } from './request-context.js';
 import { BatchedDestination } from './batched-destination.js';
 
 /**
- * The process's one logger: Nest's logger and the request log both write
- * through it. It is made before Nest is, so that start-up (and its database
- * retries) is logged as it happens, in the configured format. Every line
- * written on a request's behalf carries the request's id and principal.
- *
- * Lines go to `destination`, standard output by default.
+ * The process's one logger, for Nest and the request log, made before Nest is so that start-up and
+ * its database retries are logged as they happen, in the configured format.
  */
 export async function createRootLogger(
   { logLevel, logFormat }: Pick<AppConfig, 'logLevel' | 'logFormat'>,
@@ -29,10 +25,8 @@ export async function createRootLogger(
 }
 
 /**
- * JSON lines are written asynchronously, in blocks, which keeps logging off
- * the request's critical path, and handed over when the process exits. The
- * development format's go out at once, in order with what else the terminal
- * shows (the development token).
+ * JSON lines go out asynchronously, in blocks, off the request's path; the development format's at
+ * once, in order with what else the terminal shows (the development token).
  */
 function standardOutput(logFormat: AppConfig['logFormat']): DestinationStream {
   return logFormat === 'pretty'
@@ -43,11 +37,8 @@ function standardOutput(logFormat: AppConfig['logFormat']): DestinationStream {
 type Flushable = DestinationStream & { flush?(callback: (error?: Error) => void): void; flushSync?(): void };
 
 /**
- * The development format: each line made readable as it is logged, and handed
- * to the destination there and then. (pino-pretty's own stream would hold
- * lines in a pipeline, thousands of them under load, which an exit drops: a
- * second Ctrl-C, a crash.) pino-pretty is loaded only for this format:
- * production's JSON lines never need it.
+ * Each line is made readable and handed over there and then: pino-pretty's own stream would hold
+ * lines in a pipeline, which an exit drops. Loaded only for this format.
  */
 async function prettyLines(destination: Flushable): Promise<Flushable> {
   // A CommonJS module: its functions hang off the default export.
