@@ -2,11 +2,7 @@ import { JwtVerifier } from './jwt.verifier.js';
 import type { Principal } from './principal.js';
 import type { StaticTokenVerifier } from './static-token.verifier.js';
 
-/**
- * Turns a bearer token into a principal, or `undefined` when no configured
- * issuer vouches for it: the static tokens first (synchronously), then, when
- * configured and the token has a JWT's shape, the JWT verifier.
- */
+/** Static tokens first, synchronously; then the JWT verifier, when the token has a JWT's shape. */
 export class AccessTokenVerifier {
   constructor(
     private readonly staticTokens: StaticTokenVerifier,

@@ -9,12 +9,7 @@ import { tooManyRequests } from '../rate-limit/too-many-requests.js';
 export const AUTH_FAILURES_POLICY = 'auth-failures';
 const LOCKED_OUT = 'Too many failed authentication attempts from this address';
 
-/**
- * Brute-force protection: a client address that fails authentication too
- * often in a window is refused with 429, before any token it sends is
- * checked, until the window has passed. Each refusal tells the address what
- * is left of its budget (`RateLimit`, policy `auth-failures`).
- */
+/** Brute-force protection: an address that fails too often is refused 429 before its tokens are checked; each refusal carries its RateLimit fields (policy `auth-failures`). */
 @Injectable()
 export class AuthFailureLimiter {
   private readonly limit: number;
@@ -27,10 +22,7 @@ export class AuthFailureLimiter {
     ({ limit: this.limit, windowMs: this.windowMs } = config.failureLimit);
   }
 
-  /**
-   * Throws 429 while `address` is blocked: at once with counters in memory
-   * (undefined when allowed), or as the promise's rejection with counters in Redis.
-   */
+  /** Throws 429 while blocked: at once with counters in memory, as the rejection with Redis. */
   assertAllowed(address: string | undefined): Promise<void> | undefined {
     if (this.limit === 0) {
       return undefined;

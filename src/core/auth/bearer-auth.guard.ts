@@ -12,13 +12,9 @@ import { IS_PUBLIC_KEY } from './public.decorator.js';
 import { requiredScopesOf, type Scope } from './scopes.js';
 
 /**
- * Deny by default: every route needs a valid bearer token unless it is marked
- * `@Public()`, and the scopes it needs (see `requiredScopesOf`: named with
- * `@RequireScopes()`, or derived from the controller's path and the method). A client
- * address that keeps sending bad tokens is refused with 429 for a while, but
- * only its failures are: a valid token is served whatever others sending from
- * the same address (one office behind a NAT, a spoofed proxy header) got
- * wrong, so nobody can lock a client out by failing in its name.
+ * Deny by default: a valid bearer token unless the route is `@Public()`, and the scopes it needs
+ * (`requiredScopesOf`). An address's lockout refuses only its failures, never a valid token, so that
+ * nobody behind the same NAT or a spoofed proxy header can lock a client out by failing in its name.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -72,12 +68,7 @@ export class BearerAuthGuard implements CanActivate {
     return auth;
   }
 
-  /**
-   * Answers 429 while the client's address is locked out (a failure then is
-   * not counted again); else counts the failure against it and answers 401
-   * with what is left of the address's budget (429 for the one that reaches
-   * the limit).
-   */
+  /** 429 while the address is locked out, without counting again; else the failure counts, and 401 (429 for the one that reaches the limit). */
   private async refuse(request: Request): Promise<never> {
     await this.failures.assertAllowed(request.ip);
     throw BearerChallenge.invalidToken(await this.failures.recordFailure(request.ip));

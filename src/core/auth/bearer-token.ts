@@ -1,7 +1,4 @@
-/**
- * RFC 6750 §2.1: `Bearer` (any letter case), one or more spaces, then a
- * b64token. Anything else carries no usable bearer token.
- */
+/** RFC 6750 §2.1: `Bearer` in any letter case, one or more spaces, then a b64token. */
 const BEARER_CREDENTIALS = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 const BEARER_SCHEME = /^Bearer(?: |$)/i;
 
@@ -22,11 +19,9 @@ export function readBearerCredentials(authorization: string | undefined): Bearer
 const AUTHORIZATION = 'authorization';
 
 /**
- * Whether the request carries `Authorization` more than once. Node keeps the
- * first in `request.headers` and drops the others without a word, while a
- * proxy or a log in front may read the last, or all: two parts of the system
- * would then disagree about who is calling. Counted in `rawHeaders`, as sent,
- * rather than with `headersDistinct`, which copies every header of every request.
+ * Node keeps the first `Authorization` and drops the others silently, while a proxy or a log in front
+ * may read another, and the two would disagree about who is calling. Counted in `rawHeaders`, as
+ * `headersDistinct` copies every header of every request.
  */
 export function hasRepeatedAuthorization(rawHeaders: readonly string[]): boolean {
   let seen = 0;

@@ -13,11 +13,8 @@ export const DEV_TOKEN = Symbol('DEV_TOKEN');
 const SHARED_BITS = 0o077;
 
 /**
- * Outside production, an instance without configured tokens still needs one
- * to be usable: a random token, made once and kept so that it survives
- * restarts, in a file only its owner may read (0600), in a directory only
- * its owner may enter (0700). A kept token that others could have read is
- * refused rather than used: it may have leaked.
+ * Outside production with no tokens configured: a random token kept across restarts, 0600 in a 0700
+ * directory. One that others could have read is refused, as it may have leaked.
  */
 export async function loadOrCreateDevToken(file = DEV_TOKEN_FILE): Promise<string> {
   // A directory of its own: `.data` above it stays traversable, for the embedded PostgreSQL's server.

@@ -3,7 +3,6 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWTVerify
 
 export interface KeySetSettings {
   readonly url: URL;
-  /** One fetch's time limit. */
   readonly timeoutMs: number;
   /** How long a fetched key set is used before it is refreshed (in the background). */
   readonly cacheMaxAgeMs: number;
@@ -20,33 +19,17 @@ export class KeySetUnavailableError extends Error {
 
 /** A real key set holds a few keys: a few kilobytes. More is refused unread. */
 export const MAX_KEY_SET_BYTES = 64 * 1024;
-/**
- * After a failed fetch with no usable key set, requests are answered 503 at
- * once, without a fetch, for this long; the pause doubles with each failure in
- * a row, up to the cooldown.
- */
+/** With no usable key set, the pause after a failed fetch; it doubles per failure in a row, to the cooldown. */
 const FIRST_RETRY_PAUSE_MS = 1_000;
 
 type LocalKeySet = ReturnType<typeof createLocalJWKSet>;
 
 /**
- * The issuer's key set, as jose's key lookup for `jwtVerify`, kept through
- * the issuer's outages. jose's own remote key set never serves a copy past
- * its cache age: once that has passed, every token waits for a fetch, and
- * gets 503 while the issuer is down. Here:
- *
- * - a key set past `cacheMaxAgeMs` keeps serving while one fetch refreshes
- *   it in the background, and, should the issuer be down, for `maxStaleMs`
- *   more; only past that are tokens answered 503;
- * - a token whose `kid` is not in the set causes a fetch only when none has
- *   been tried for `cooldownMs`, so a flood of random `kid`s reaches the
- *   issuer once per cooldown at most; fetches in flight are shared;
- * - with no usable set, a failed fetch is retried after 1 s, then 2 s, 4 s…
- *   up to `cooldownMs`, however many requests come meanwhile (each is answered
- *   503 at once), and each failed fetch writes one log line;
- * - a fetch follows no redirect, reads at most `MAX_KEY_SET_BYTES`, and keeps
- *   only asymmetric keys: an `oct` (shared-secret) key published in a set
- *   anyone may read could sign for anyone.
+ * jose's key lookup, kept through the issuer's outages: jose's own remote key set serves nothing past
+ * its cache age, so every token would wait for a fetch, and get 503 while the issuer is down. Here a
+ * stale set serves while one fetch refreshes it, for `maxStaleMs` more; a flood of unknown `kid`s
+ * reaches the issuer once per `cooldownMs`; failures back off (docs/api.md#authentication). Only
+ * asymmetric keys are kept: an `oct` key in a set anyone may read could sign for anyone.
  */
 export class IssuerKeySet {
   private readonly logger = new Logger('Auth');
@@ -90,12 +73,10 @@ export class IssuerKeySet {
     await this.refresh();
   }
 
-  /** 1 s after one failure, doubling with each failure in a row after it, up to the cooldown. */
   private retryPauseMs(): number {
     return Math.min(FIRST_RETRY_PAUSE_MS * 2 ** Math.max(this.failures - 1, 0), this.settings.cooldownMs);
   }
 
-  /** Whether there is a key set young enough to verify with. */
   private isUsable(): boolean {
     return (
       this.local !== undefined &&

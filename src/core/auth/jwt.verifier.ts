@@ -17,23 +17,11 @@ import type { Scope } from './scopes.js';
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
- * Verifies JWT bearer tokens with `jose`, as RFC 8725 and RFC 9068 ask: the
- * signature (with the issuer's key set, kept through its outages by
- * `IssuerKeySet`, or a shared HS256 secret), the algorithm against the
- * allow-list (`none` is never on it), `iss`, `aud`, a required `exp`, and a
- * required `iat` that is neither in the future nor older than the maximum age,
- * with a small clock tolerance on each; so a token lives no longer than the
- * maximum age, whatever its `exp` says. `sub` must be a non-empty string: it
- * names the principal, whose requests the per-token limit counts, and tokens
- * without one, or with a number or an object there, would share one budget or
- * pass for another's. Keys named or carried by the token's header (`jwk`,
- * `jku`, `x5u`, `x5c`) are never used. Scopes come from `scope`
- * (space-separated) or `scp` (a list or a string).
- *
- * The header is checked before any key is looked up (`acceptHeader`): no
- * extension may be marked critical, and a `typ` must be one of those
- * configured. jose cannot say either: it always understands `b64` (RFC 7797),
- * and its `typ` option asks for one type, always present.
+ * JWTs verified with `jose` as RFC 8725 and RFC 9068 ask (docs/api.md#authentication). `sub` must be
+ * a non-empty string: it names the principal the per-token limit counts, and a missing or non-string
+ * one would share a budget or pass for another's. The header is checked before any key is looked up
+ * (`acceptHeader`), as jose cannot: it always understands `b64` (RFC 7797), and its `typ` option asks
+ * for one type, always present.
  */
 export class JwtVerifier {
   private readonly key: JWTVerifyGetKey;
@@ -86,10 +74,8 @@ export class JwtVerifier {
   }
 
   /**
-   * Refuses a header this service must not act on: any `crit` (no extension is
-   * understood here, `b64` included: a JWT's payload is always encoded), and a
-   * `typ` other than those configured, so that a token made for another use
-   * (`dpop+jwt`, a logout token) is not taken for an access token.
+   * No extension is understood here, `b64` included, so any `crit` is refused; a `typ` other than those
+   * configured marks a token made for another use (`dpop+jwt`, a logout token).
    */
   private acceptHeader(header: JWSHeaderParameters): void {
     if (header.crit !== undefined) {

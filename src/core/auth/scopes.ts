@@ -1,19 +1,14 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 
-/**
- * What a token may do: `<resource>:read` or `<resource>:write`. Static tokens
- * carry every scope; JWTs carry those in their `scope`/`scp` claim.
- */
+/** `<resource>:read` or `<resource>:write`; static tokens carry every scope, JWTs their `scope`/`scp`. */
 export type Scope = `${string}:${string}`;
 
 export const REQUIRED_SCOPES_KEY = 'auth:requiredScopes';
 
 /**
- * The scopes a route needs, on top of a valid token, where the ones it would
- * be given are not right: every one named, by this decorator and by any other
- * `@RequireScopes()` on the same handler (or controller). A handler's replace
- * its controller's.
+ * For a route whose derived scopes are not right: every scope named on a handler (or controller)
+ * counts, and a handler's replace its controller's.
  */
 export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecorator {
   return (target: object, _key?: string | symbol, descriptor?: PropertyDescriptor) => {
@@ -26,12 +21,8 @@ export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecora
 const READING_METHODS = new Set([RequestMethod.GET, RequestMethod.HEAD, RequestMethod.OPTIONS]);
 
 /**
- * The scopes a route needs: those it names with `@RequireScopes()` (on the
- * handler, else on the controller), or else one derived from where it is:
- * `<resource>:read` to read (GET, HEAD) and `<resource>:write` for anything
- * else, the resource being the first segment of the controller's path
- * (`@Controller('gadgets')` → `gadgets:read`, `gadgets:write`). A route
- * outside any resource's path needs a valid token and no scope.
+ * Those named with `@RequireScopes()`, or else `<resource>:read` to read and `<resource>:write` for
+ * anything else, the resource being the controller path's first segment; none outside a resource.
  */
 export function requiredScopesOf(controller: object, handler: object): readonly Scope[] {
   const named =

@@ -4,9 +4,8 @@ import type { StaticTokenDigest } from '../config/auth.config.js';
 import type { Principal } from './principal.js';
 
 /**
- * Checks a bearer token against the configured static tokens. Only their
- * SHA-256 digests are held, and every digest is compared in constant time,
- * whichever matches, so timing tells nothing about any of them.
+ * Only SHA-256 digests are held, and every one is compared in constant time whichever matches, so
+ * timing tells nothing about any of them.
  */
 export class StaticTokenVerifier {
   private readonly principals: readonly Principal[];
