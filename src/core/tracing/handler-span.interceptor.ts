@@ -4,11 +4,7 @@ import { Observable } from 'rxjs';
 
 import { tracer } from './tracer.js';
 
-/**
- * A span for each request's handler and the pipes that validate its
- * arguments, named after the controller's method (`PlantsController.create`),
- * the request's server span its parent. Registered only when tracing is on.
- */
+/** Spans a handler and its pipes as `PlantsController.create`; registered only when tracing is on. */
 @Injectable()
 export class HandlerSpanInterceptor implements NestInterceptor {
   intercept(execution: ExecutionContext, next: CallHandler): Observable<unknown> {

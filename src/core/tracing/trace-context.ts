@@ -1,10 +1,8 @@
 import { type Context, propagation, ROOT_CONTEXT, type SpanContext, trace } from '@opentelemetry/api';
 
 /**
- * A trace context as it travels with a message (a webhook event in the
- * outbox): its W3C `traceparent`, or null when there is none to carry
- * (tracing off, or no span). Written by the registered propagator, so that
- * with tracing off nothing is made at all.
+ * The W3C `traceparent` that travels with a message (a webhook event), or null; written by the
+ * registered propagator, so that with tracing off nothing is made at all.
  */
 export function traceparentOf(from: Context | undefined): string | null {
   if (!from || !trace.getSpanContext(from)) {

@@ -1,8 +1,4 @@
 import { trace } from '@opentelemetry/api';
 
-/**
- * The service's own spans (guards and handlers, batched writes, webhook
- * deliveries). With tracing off, no tracer provider is registered and every
- * span it starts is a no-op.
- */
+/** With tracing off no tracer provider is registered, and every span it starts is a no-op. */
 export const tracer = trace.getTracer('plant-store');

@@ -20,11 +20,8 @@ import type { TracesProtocol } from './tracing-settings.js';
 const UNTRACED_PATHS = /^\/(health\/|metrics(\?|$))/;
 
 /**
- * Registers the OpenTelemetry SDK, configured by the OTEL_* variables
- * (sampler, batching, exporter headers and timeout, resource), with spans for
- * incoming HTTP requests (node:http) and PostgreSQL statements (pg) (the
- * handlers' come from `HandlerSpanInterceptor`), exported over OTLP/HTTP in `protocol`'s encoding.
- * Answers the SDK's shutdown, which exports the spans still buffered.
+ * Configured by the OTEL_* variables, with spans for incoming HTTP and pg statements (the handlers'
+ * come from `HandlerSpanInterceptor`). Answers the SDK's shutdown, which exports what is buffered.
  */
 export function startSdk(logger: Logger, protocol: TracesProtocol): () => Promise<void> {
   // Either reads the endpoint, headers, compression and timeout from the OTEL_* variables itself.
@@ -65,11 +62,7 @@ export function startSdk(logger: Logger, protocol: TracesProtocol): () => Promis
   return () => sdk.shutdown();
 }
 
-/**
- * The SDK's own complaints (an export that failed, a bad setting), in the
- * service's log. Written outside any request: an export that a request's span
- * set off is not that request's work, and its lines must not carry its id.
- */
+/** Outside any request: an export a request's span set off is not that request's work, nor logged as such. */
 function diagnostics(logger: Logger): DiagLogger {
   const log = logger.child({ context: 'OpenTelemetry' });
   const outsideRequests = AsyncLocalStorage.snapshot();
@@ -87,10 +80,8 @@ function diagnostics(logger: Logger): DiagLogger {
 }
 
 /**
- * Exports spans without their status description: pg's instrumentation
- * copies PostgreSQL's error message there, which may quote a value sent with
- * the statement (`invalid input syntax for type bigint: "…"`). The status
- * code and `error.type` remain.
+ * pg's instrumentation copies PostgreSQL's error message into the status description, and it may quote
+ * a value sent with the statement; the status code and `error.type` remain.
  */
 class WithoutStatusDescriptions implements SpanExporter {
   constructor(private readonly exporter: SpanExporter) {}

@@ -4,9 +4,7 @@ export type TracingSettings =
       readonly enabled: true;
       /** Where spans go, without what may be secret in the URL (credentials, query string). */
       readonly endpoint: string;
-      /** The sampler, as configured or by default. */
       readonly sampler: string;
-      /** How spans are encoded for the OTLP receiver. */
       readonly protocol: TracesProtocol;
       /** Settings the service cannot follow, for a warning. */
       readonly unsupported: readonly string[];
@@ -19,10 +17,8 @@ export type TracesProtocol = (typeof TRACES_PROTOCOLS)[number];
 const DEFAULT_TRACES_PROTOCOL: TracesProtocol = 'http/protobuf';
 
 /**
- * Reads the few OTEL_* variables that decide whether tracing starts at all;
- * the SDK reads the others (sampler, batching, headers, timeouts, resource)
- * itself. Nothing of OpenTelemetry is loaded here, so that a service with
- * tracing off loads none of it.
+ * Only the variables that decide whether tracing starts; the SDK reads the rest itself. Nothing of
+ * OpenTelemetry is loaded here, so that with tracing off none of it is.
  */
 export function tracingSettings(env: NodeJS.ProcessEnv): TracingSettings {
   const read = (name: string): string | undefined => env[name]?.trim() || undefined;

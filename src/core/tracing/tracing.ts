@@ -6,11 +6,8 @@ import { createRootLogger } from '../logging/root-logger.js';
 import { tracingSettings } from './tracing-settings.js';
 
 /**
- * Starts tracing when an OTLP endpoint is configured, and says so either way.
- * It must run before the application's modules load: the instrumentations
- * patch pg and node:http as they are first required. With tracing off, the
- * SDK is not loaded at all, and the OpenTelemetry API the service calls does
- * nothing.
+ * Must run before the application's modules load: the instrumentations patch pg and node:http as they
+ * are first required. With tracing off the SDK is not even loaded.
  */
 export async function startTracing(): Promise<void> {
   let config: AppConfig;
@@ -20,8 +17,7 @@ export async function startTracing(): Promise<void> {
     // The application's start-up names the configuration's problems, and stops.
     return;
   }
-  // The application's logger is made later, with the application: this one writes the same lines. Its
-  // few lines are written at once, so that they come before the application's, as they happen.
+  // Written at once, so that these lines come before those of the application's own logger.
   const root = await createRootLogger(config, pino.destination({ sync: true }));
   const logger = root.child({ context: 'Tracing' });
   const settings = tracingSettings(process.env);
