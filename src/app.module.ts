@@ -33,7 +33,6 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
-    // The request's context (its id, its principal) for whatever runs on its behalf; the HTTP edge opens it.
     RequestContextModule,
     LifecycleModule,
     HttpModule,

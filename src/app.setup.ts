@@ -21,14 +21,10 @@ import { setUpOpenApi } from './core/openapi/openapi.document.js';
 export interface CreateAppOptions {
   /** The process's logger (see `createRootLogger`): every line of the application goes through it. */
   readonly logger: Logger;
-  /** Modules to add to `AppModule`'s own. */
   readonly imports?: ReadonlyArray<Type | DynamicModule>;
 }
 
-/**
- * The application as it runs in production and in the tests: what cannot be
- * a provider is configured here, once.
- */
+/** Shared by production and the tests: what cannot be a provider, configured once. */
 export async function createApp({
   logger: rootLogger,
   imports = [],
@@ -51,8 +47,6 @@ export async function createApp({
   app.set('x-powered-by', false);
   app.set(REQUIRE_IF_MATCH_SETTING, http.requireIfMatch);
 
-  // Per-request work lives at the HTTP layer, in as few layers as possible:
-  // a Nest interceptor would cost far more for the same job.
   app.use(
     httpEdge({
       logger: rootLogger,

@@ -1,11 +1,6 @@
 /**
- * The service's entry point. Before anything else is loaded, Node's module
- * compile cache is turned on, so that the next start reads the compiled code
- * of every module from the cache instead of compiling it again, and so are
- * source maps, so that a stack trace names the TypeScript file and line
- * (`scripts/bundle.js`); then tracing starts when configured, as it must
- * patch pg and node:http before the application loads them
- * (`core/tracing/tracing.ts`); then the service starts (`bootstrap.ts`).
+ * Before anything else loads: the compile cache, so that the next start skips compiling; source maps,
+ * so that stack traces name `.ts` files; then tracing, which must patch pg and node:http first.
  */
 import { enableCompileCache, setSourceMapsSupport } from 'node:module';
 

@@ -35,17 +35,12 @@ export const DEFAULT_JWKS_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as c
 
 /** A `typ` header: a media type, `application/` left out or not (RFC 7515 §4.1.9). */
 const JWT_TYPE_PATTERN = /^[A-Za-z0-9!#$&^_.+-]+(?:\/[A-Za-z0-9!#$&^_.+-]+)?$/;
-/** `AUTH_JWT_MAX_AGE`: seconds, or a number with its unit. */
 const DURATION_PATTERN = /^(\d{1,9})\s*([smhd]?)$/;
 const SECONDS_PER_UNIT: Readonly<Record<string, number>> = { '': 1, s: 1, m: 60, h: 3_600, d: 86_400 };
 export const MIN_JWT_MAX_AGE_SECONDS = 60;
 export const MAX_JWT_MAX_AGE_SECONDS = 30 * 86_400;
 
-/**
- * A static token as configured: either the token itself or the SHA-256 digest
- * of it (`sha256:<hex>`), so that no plaintext token needs to sit in the
- * environment. Either way only the digest is kept in memory.
- */
+/** Only digests are kept; given as `sha256:<hex>`, no plaintext token need sit in the environment. */
 export interface StaticTokenDigest {
   readonly sha256: Buffer;
 }
@@ -100,11 +95,9 @@ export class AuthEnvironment {
   @IntegerVariable(0, 30)
   AUTH_JWT_CLOCK_TOLERANCE_S = 5;
 
-  /** The `typ` headers a token may carry; one without `typ` is accepted too. */
   @VariableRule('isJwtTypeList', jwtTypeListProblems)
   AUTH_JWT_TYPES = 'JWT,at+jwt';
 
-  /** The oldest a token may be, from its `iat` (then required), whatever its `exp` says. */
   @VariableRule('isJwtMaxAge', jwtMaxAgeProblems)
   AUTH_JWT_MAX_AGE = '24h';
 
@@ -114,11 +107,9 @@ export class AuthEnvironment {
   @IntegerVariable(1_000)
   AUTH_JWKS_CACHE_MS = 600_000;
 
-  /** How much longer the last good key set serves while the issuer cannot be reached. */
   @IntegerVariable(0)
   AUTH_JWKS_MAX_STALE_MS = 3_600_000;
 
-  /** The least time between two key set fetches that tokens with an unknown `kid` may cause. */
   @IntegerVariable(1_000)
   AUTH_JWKS_COOLDOWN_MS = 30_000;
 
@@ -178,7 +169,6 @@ export const authConfig = registerAs('auth', () => {
   return {
     staticTokens: parseListEnv(env.AUTH_TOKENS).map(toDigest),
     jwt: jwtSettings(env),
-    /** Failed authentications one client address may make per window before it is refused with 429. */
     failureLimit: { limit: env.RATE_LIMIT_AUTH_FAILURES, windowMs: env.RATE_LIMIT_AUTH_WINDOW_MS },
     /** Requests one token may make per window (0: no limit). */
     tokenLimit: { limit: env.RATE_LIMIT_PER_TOKEN, windowMs: env.RATE_LIMIT_TOKEN_WINDOW_MS },
@@ -242,9 +232,8 @@ function algorithmListProblems(value: unknown): string[] {
 }
 
 /**
- * A `typ` as the media type it names, so that `at+jwt`, `AT+JWT` and
- * `application/at+jwt` are one type: media types compare case-insensitively, and
- * a `typ` without `/` means `application/` before it (RFC 7515 §4.1.9).
+ * Media types compare case-insensitively, and a `typ` without `/` means `application/` before it
+ * (RFC 7515 §4.1.9): `at+jwt`, `AT+JWT` and `application/at+jwt` are one type.
  */
 export function normalizeJwtType(type: string): string {
   const lower = type.toLowerCase();

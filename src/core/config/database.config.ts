@@ -18,11 +18,7 @@ export class DatabaseEnvironment {
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  /**
-   * Hot standbys that reads by id and pages may go to (TypeORM's
-   * `replication`): comma-separated postgres:// URLs. Unset: every read goes
-   * to DATABASE_URL.
-   */
+  /** Hot standbys for reads by id and pages, comma-separated (docs/operations.md#read-replicas). */
   @IsOptional()
   @VariableRule('isPostgresUrlList', replicaUrlProblems)
   DATABASE_REPLICA_URLS?: string;
@@ -38,10 +34,8 @@ export class DatabaseEnvironment {
   DATABASE_POOL_SIZE = 10;
 
   /**
-   * A pooled connection idle this long is closed; 0 keeps connections open.
-   * Connections opened by a burst close together after it, which stalls
-   * PostgreSQL's other backends for a moment when its buffers are large
-   * (docs/performance.md#pool-size-and-idle-connections).
+   * 0 keeps connections open. Those a burst opened close together after it, which stalls PostgreSQL's
+   * other backends when its buffers are large (docs/performance.md#pool-size-and-idle-connections).
    */
   @IntegerVariable(0, 3_600_000)
   DATABASE_POOL_IDLE_TIMEOUT_MS = 10_000;
@@ -51,10 +45,8 @@ export class DatabaseEnvironment {
   EMBEDDED_POSTGRES_DIR = '.data/postgres';
 
   /**
-   * Bounds on every wait, so that a request answers 503 within about two
-   * seconds when the database is gone or stuck, instead of hanging: one for a
-   * connection (a new one, or a free one from the pool), one for a statement
-   * (enforced by PostgreSQL, and by the client should the server not answer).
+   * Bounds on every wait for a connection and for a statement, so that a request answers 503 rather
+   * than hang when the database is gone or stuck (docs/operations.md#when-the-database-fails).
    */
   @IntegerVariable(100, 60_000)
   DATABASE_CONNECT_TIMEOUT_MS = 500;

@@ -5,10 +5,8 @@ import { IsBoolean, IsInt, IsOptional, Max, Min, registerDecorator, validateSync
 import { InvalidConfigurationError } from './configuration-error.js';
 
 /**
- * The environment variables of one concern (the database, authentication, …),
- * declared in its `*.config.ts`: each variable once, with its rules as
- * class-validator decorators and its default as the property's initial value.
- * `crossCheck` states the rules that involve more than one variable.
+ * One concern's variables, each declared once in its `*.config.ts`: rules as class-validator
+ * decorators, defaults as initial values; `crossCheck` states the rules across variables.
  */
 export interface EnvironmentRules<T extends object = object> {
   new (): T;
@@ -24,16 +22,11 @@ export function Environment(): ClassDecorator {
   };
 }
 
-/** The concerns registered so far (each `*.config.ts` that has been loaded). */
 export function environmentConcerns(): ReadonlySet<EnvironmentRules> {
   return concerns;
 }
 
-/**
- * One concern's variables, validated, defaults filled in. Every registered
- * concern is checked together, so that a bad start names every problem at
- * once. An empty variable counts as unset.
- */
+/** Checks every concern together, so that a bad start names every problem; an empty variable is unset. */
 export function readEnvironment<T extends object>(
   concern: EnvironmentRules<T>,
   env: Readonly<Record<string, string | undefined>> = process.env,
@@ -97,17 +90,12 @@ export function VariableRule(name: string, problems: (value: unknown) => string[
     });
 }
 
-/**
- * Whether the URL names this machine (`localhost`, 127.0.0.0/8, `[::1]`):
- * where plain HTTP is read and answered by nobody on the network. A host
- * that only begins like a loopback address (`127.0.0.1.example.com`) is not.
- */
+/** Where plain HTTP crosses no network; a host like `127.0.0.1.example.com` is not loopback. */
 export function isLoopbackUrl(url: string): boolean {
   const host = URL.parse(url)?.hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host ?? '');
 }
 
-/** Splits a comma-separated variable into its trimmed, non-empty entries. */
 export function parseListEnv(value: string | undefined): string[] {
   return (value ?? '')
     .split(',')

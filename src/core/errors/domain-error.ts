@@ -1,7 +1,4 @@
-/**
- * What went wrong, in the domain's words. Services throw these instead of
- * HTTP exceptions; `error-status.ts` decides what each kind means over HTTP.
- */
+/** Services throw these rather than HTTP exceptions; `error-status.ts` maps each kind to a status. */
 export type DomainErrorKind =
   | 'conflict'
   | 'not-found'
@@ -13,11 +10,7 @@ export type DomainErrorKind =
 
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
-  /**
-   * Its source logs the cause itself, once for all the requests it fails (the
-   * load shedder, the token issuer's key set), so that a burst of them does not
-   * write a line each.
-   */
+  /** Its source logs the cause once for every request it fails, so that a burst writes no line each. */
   readonly loggedAtSource: boolean;
 
   constructor(message?: string, options?: DomainErrorOptions) {
@@ -30,10 +23,7 @@ export interface DomainErrorOptions extends ErrorOptions {
   readonly loggedAtSource?: boolean;
 }
 
-/**
- * The database, or another service a request needs (the token issuer's key
- * set), cannot be reached or did not answer in time. Retrying later may work.
- */
+/** The database, or another service a request needs, cannot be reached in time; a retry may work. */
 export class ServiceUnavailableError extends DomainError {
   override readonly name = 'ServiceUnavailableError';
   readonly kind = 'unavailable';
@@ -43,10 +33,7 @@ export class ServiceUnavailableError extends DomainError {
   }
 }
 
-/**
- * The process is too far behind to take the request (`LoadShedder`): it is
- * answered 503 at once, and logged once for all such, not each.
- */
+/** From `LoadShedder`, which logs the whole episode once. */
 export class OverloadedError extends DomainError {
   override readonly name = 'OverloadedError';
   readonly kind = 'unavailable';

@@ -20,10 +20,7 @@ export const INTERNAL_ERROR_MESSAGE = 'Internal server error';
 export const RETRY_AFTER_SECONDS = 1;
 export const CONFLICT_MESSAGE = 'The request conflicts with a record already stored';
 
-/**
- * What a constraint's refusal means over HTTP when the resource did not word
- * it itself (by throwing a `DomainError` of its own; see `databaseRefusal`).
- */
+/** For a refusal that the resource did not word as a `DomainError` of its own (see `databaseRefusal`). */
 const REFUSALS: Readonly<Record<RefusalKind, { status: HttpStatus; message: string }>> = {
   unique: { status: HttpStatus.CONFLICT, message: CONFLICT_MESSAGE },
   'still-referenced': {

@@ -14,11 +14,7 @@ import { ERROR_MESSAGE_MAX_LENGTH, type ErrorDto } from './error.dto.js';
 import { DomainError } from './domain-error.js';
 import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 
-/**
- * The one way out for every failure: validation, JSON parsing, the body
- * parser, authentication, the database, or a bug. The client always gets
- * `{ "error": <status>, "message": <text> }`; a bug's details go to the log only.
- */
+/** The one way out for every failure, as `{ "error": <status>, "message": <text> }`; a bug's details are logged only. */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger(HttpErrorFilter.name);
