@@ -19,7 +19,6 @@ export interface PlantRecord {
   readonly tag: string | null;
 }
 
-/** A stored plant and its version (its ETag). */
 export interface StoredPlant extends PlantRecord {
   readonly version: number;
 }
@@ -43,17 +42,14 @@ export interface PageQuery {
   readonly limit: number;
 }
 
-/**
- * Batches in flight per kind (fewer make larger batches) and keys per batch. A batch that finds
- * the database unavailable fails the keys waiting behind it too.
- */
+/** Fewer batches in flight make larger ones; one that finds the database unavailable fails those waiting. */
 const READS = { inFlight: 4, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 
 /**
  * The plants' reads and writes. Reads by id, pages, creates and patches are batched (`BatchLoader`,
  * DataLoader's idea), because on these paths the round trip to PostgreSQL costs more than the
- * statement (docs/performance.md#batched-reads-and-writes). Each batch is one hand-written
+ * statement (docs/performance.md#batched-reads-and-writes-of-plants). Each batch is one hand-written
  * statement: the query builder cannot say a keyset scan per page or one `UPDATE` for many rows.
  * Reads may go to a replica; a change records its webhook events in the same transaction.
  */
@@ -83,7 +79,6 @@ export class PlantsRepository {
     return this.byId.load(id);
   }
 
-  /** Up to `limit` plants in id order after `after`, with the tag when one is given. */
   page(query: PageQuery): Promise<PlantRecord[]> {
     const kind = `${query.tag === undefined ? 'all' : 'tag'} ${query.after === undefined ? 'first' : 'after'} ${query.limit}`;
     let loader = this.pageLoaders.get(kind);
@@ -103,11 +98,7 @@ export class PlantsRepository {
     return this.creates.load(plant);
   }
 
-  /**
-   * Applies the changes if the plant is at one of the precondition's versions (any without one),
-   * bumping its version and recording `plant.updated`; null when there is no plant. Empty changes
-   * leave even the version alone: the plant is only read, from the primary, and checked.
-   */
+  /** Empty changes leave even the version alone: the plant is only read, from the primary, and checked. */
   async update(
     id: string,
     changes: PlantChanges,
@@ -239,10 +230,7 @@ export class PlantsRepository {
     return outcomes;
   }
 
-  /**
-   * An `UPDATE … FROM` changes a row once, so a second patch of the same plant waits for the next
-   * statement and sees the first's version.
-   */
+  /** An `UPDATE … FROM` changes a row once: a second patch of one plant waits for the next statement. */
   private async updateAll(
     batch: readonly PendingUpdate[],
     callers: readonly Context[],
@@ -270,10 +258,7 @@ export class PlantsRepository {
     return outcomes;
   }
 
-  /**
-   * The version is checked in the `UPDATE`'s own `WHERE`, which PostgreSQL evaluates again on a
-   * row it waited for, so two patches with the same `If-Match` cannot both win.
-   */
+  /** Checked in the `UPDATE`'s `WHERE`, which PostgreSQL re-evaluates on a row it waited for: one winner. */
   private async updateRows(
     manager: EntityManager,
     batch: readonly PendingUpdate[],

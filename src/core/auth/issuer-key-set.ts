@@ -47,7 +47,6 @@ export class IssuerKeySet {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The key lookup `jwtVerify` calls with the token's protected header. */
   readonly getKey: JWTVerifyGetKey = async (header, token) => {
     if (!this.isUsable()) {
       await this.usableKeySet();

@@ -13,7 +13,7 @@ export interface ConnectionSettings {
   /** Only where no Nest module registers them (the TypeORM CLI). */
   readonly entities?: DataSourceOptions['entities'];
   readonly poolSize: number;
-  /** A pooled connection idle this long is closed; 0 keeps it. pg's default, 10 s, when unset. */
+  /** A pooled connection idle this long is closed; 0 keeps it; unset, pg's default. */
   readonly poolIdleTimeoutMs?: number;
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;

@@ -221,8 +221,7 @@ async function initialiseCluster(
     await chown(dataDir, runAs.uid, runAs.gid);
     await assertReachable(dataDir, runAs);
   }
-  // initdb reads the superuser's password from a file: a short-lived one, in
-  // the temporary folder (which the server's user can reach), for its eyes only.
+  // initdb reads the password from a file: a short-lived one, where the server's user can reach it.
   const passwordFile = join(tmpdir(), `plant-store-initdb-${randomBytes(8).toString('hex')}`);
   await writeFile(passwordFile, `${password}\n`, { mode: 0o600, flag: 'wx' });
   try {

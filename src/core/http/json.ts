@@ -19,10 +19,7 @@ export class JsonKeyError extends Error {
   override readonly name = 'JsonKeyError';
 }
 
-/**
- * A non-integer literal whose nearest double is an integer (`1.00000000000000001`), kept apart so
- * that neither an integer rule nor a number rule accepts it.
- */
+/** A non-integer whose nearest double is one (`1.00000000000000001`): no integer or number rule takes it. */
 export class InexactNumber {
   constructor(readonly literal: string) {}
 

@@ -24,10 +24,7 @@ export async function createRootLogger(
   return pino(settings, logFormat === 'pretty' ? await prettyLines(destination) : destination);
 }
 
-/**
- * JSON lines go out asynchronously, in blocks, off the request's path; the development format's at
- * once, in order with what else the terminal shows (the development token).
- */
+/** JSON lines go out in blocks, off the request's path; pretty ones at once, in order with the terminal. */
 function standardOutput(logFormat: AppConfig['logFormat']): DestinationStream {
   return logFormat === 'pretty'
     ? pino.destination({ sync: true })
