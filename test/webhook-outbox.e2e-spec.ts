@@ -126,33 +126,36 @@ describe('the webhook outbox upkeep', () => {
     expect(Math.max(...deletedPerRun())).toBeGreaterThan(1_000);
   });
 
-  it('reports pending and dead deliveries, and the age of the oldest pending one, at each scrape', async () => {
-    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(0);
-    await expect(sample(testApp, 'webhook_outbox_oldest_pending_age_seconds')).resolves.toBe(0);
-
+  it('reports pending and dead deliveries, and the age of the oldest pending one, by subscriber', async () => {
+    const [one, other] = ['http://127.0.0.1:9/hooks', 'http://127.0.0.1:10/hooks'];
     await insertRows(testApp, [
-      { status: 'pending', created: '90 seconds' },
-      { status: 'pending', copies: 2 },
-      { status: 'dead', dead: '1 minute', copies: 2 },
-      { status: 'delivered', delivered: '1 minute' },
+      { status: 'pending', subscriber: one, created: '90 seconds' },
+      { status: 'pending', subscriber: one, copies: 2 },
+      { status: 'dead', subscriber: one, dead: '1 minute', copies: 2 },
+      { status: 'delivered', subscriber: one, delivered: '1 minute' },
+      { status: 'pending', subscriber: other, created: '10 seconds' },
     ]);
 
-    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(3);
-    await expect(sample(testApp, 'webhook_outbox_dead')).resolves.toBe(2);
-    const age = await sample(testApp, 'webhook_outbox_oldest_pending_age_seconds');
+    await expect(sample(testApp, `webhook_outbox_pending{subscriber="${one}"}`)).resolves.toBe(3);
+    await expect(sample(testApp, `webhook_outbox_dead{subscriber="${one}"}`)).resolves.toBe(2);
+    const age = await sample(testApp, `webhook_outbox_oldest_pending_age_seconds{subscriber="${one}"}`);
     expect(age).toBeGreaterThanOrEqual(90);
     expect(age).toBeLessThan(120);
+    await expect(sample(testApp, `webhook_outbox_pending{subscriber="${other}"}`)).resolves.toBe(1);
+    await expect(sample(testApp, `webhook_outbox_dead{subscriber="${other}"}`)).resolves.toBe(0);
   });
 
   it('still answers the scrape when the outbox cannot be read, with NaN for the outbox gauges', async () => {
+    const pending = 'webhook_outbox_pending{subscriber="http://127.0.0.1:9/hooks"}';
     await insertRows(testApp, [{ status: 'pending' }]);
+    await expect(sample(testApp, pending)).resolves.toBe(1);
     const blocker = await testApp.db.connect();
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
 
       const started = Date.now();
-      await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBeNaN();
+      await expect(sample(testApp, pending)).resolves.toBeNaN();
       expect(Date.now() - started).toBeLessThan(2_000);
       // The rest of the scrape, with its values: this application has created no plant.
       await expect(sample(testApp, 'plants_created_total')).resolves.toBe(0);
@@ -161,13 +164,18 @@ describe('the webhook outbox upkeep', () => {
       await blocker.query('ROLLBACK');
       blocker.release();
     }
-    await expect(sample(testApp, 'webhook_outbox_pending')).resolves.toBe(1);
+    await expect(sample(testApp, pending)).resolves.toBe(1);
   });
 });
 
 describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
   const receiver = new WebhookReceiver();
-  const testApp = useTestApp(() => receiver.serviceEnv(SECRET), { servers: [receiver] });
+  /** A second subscriber, on the same receiver. */
+  const copies = (): string => `${receiver.url}/copies`;
+  const testApp = useTestApp(
+    () => ({ ...receiver.serviceEnv(SECRET), WEBHOOK_URLS: `${receiver.url},${copies()}` }),
+    { servers: [receiver] },
+  );
 
   beforeEach(() => {
     receiver.received.length = 0;
@@ -185,7 +193,7 @@ describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
     const [chosen, other] = [randomUUID(), randomUUID()];
     await insertRows(testApp, [
       { status: 'dead', eventId: chosen, subscriber: receiver.url, dead: '10 minutes' },
-      { status: 'dead', eventId: chosen, subscriber: `${receiver.url}?copy=2`, dead: '10 minutes' },
+      { status: 'dead', eventId: chosen, subscriber: copies(), dead: '10 minutes' },
       { status: 'dead', eventId: other, subscriber: receiver.url, dead: '10 minutes' },
     ]);
 
@@ -202,7 +210,7 @@ describe('re-queueing dead webhook events (npm run webhooks:requeue)', () => {
       expect(() => verifyDelivery(SECRET, delivery)).not.toThrow();
     }
     await expect(statusOf(other)).resolves.toStrictEqual(['dead']);
-    await expect(sample(testApp, 'webhook_outbox_dead')).resolves.toBe(1);
+    await expect(sample(testApp, `webhook_outbox_dead{subscriber="${receiver.url}"}`)).resolves.toBe(1);
   });
 
   it('re-queues every dead event with --all', async () => {

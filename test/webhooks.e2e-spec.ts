@@ -214,8 +214,11 @@ describe('the new-plant webhook', () => {
     expect(dead).toMatchObject({ level: 'error', context: 'Webhooks' });
     expect(dead).not.toHaveProperty('reqId');
     const metrics = await request(testApp.server).get('/metrics');
-    expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="dead"\} 1$/m);
-    expect(metrics.text).toMatch(/^webhook_deliveries_total\{outcome="failed"\} [1-9]/m);
+    const subscriber = `subscriber="${receiver.url}"`;
+    expect(metrics.text).toContain(`webhook_deliveries_total{${subscriber},outcome="dead"} 1\n`);
+    expect(metrics.text).toMatch(
+      new RegExp(`^webhook_deliveries_total\\{${subscriber},outcome="failed"\\} [1-9]`, 'm'),
+    );
   });
 });
 

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 
 import { Webhook } from 'standardwebhooks';
 
@@ -87,4 +92,41 @@ export async function undeliveredWebhookEnv(): Promise<Record<string, string>> {
     WEBHOOK_SECRET: webhookSecret(),
     WEBHOOK_POLL_INTERVAL_MS: '60000',
   };
+}
+
+/**
+ * A subscriber that accepts connections and reads what is sent, but never
+ * answers: every attempt to it lasts until the service's timeout.
+ */
+export class StalledReceiver {
+  private readonly sockets = new Set<Socket>();
+  private server?: NetServer;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks/stalled`;
+  }
+
+  /** Connections it holds open now. */
+  get connections(): number {
+    return this.sockets.size;
+  }
+
+  async start(): Promise<void> {
+    this.server = createNetServer((socket) => {
+      this.sockets.add(socket);
+      socket.on('data', () => undefined);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) {
+      socket.destroy();
+    }
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
 }

@@ -47,6 +47,20 @@ export class WebhookEnvironment {
   @IntegerVariable(10, 86_400_000)
   WEBHOOK_BACKOFF_MAX_MS = 300_000;
 
+  /**
+   * Attempts in flight to one subscriber, per instance: a subscriber that
+   * stalls holds this many and no more, and the others go on.
+   */
+  @IntegerVariable(1, 256)
+  WEBHOOK_SUBSCRIBER_CONCURRENCY = 16;
+
+  /**
+   * Failed attempts in a row after which an instance stops sending to the
+   * subscriber for a pause (its circuit opens), then tries one event.
+   */
+  @IntegerVariable(1, 1_000)
+  WEBHOOK_CIRCUIT_FAILURES = 5;
+
   /** How often the outbox is looked at for due events (a new plant also wakes it). */
   @IntegerVariable(10, 60_000)
   WEBHOOK_POLL_INTERVAL_MS = 1_000;
@@ -95,6 +109,8 @@ export const webhookConfig = registerAs('webhook', () => {
     maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
     backoffBaseMs: env.WEBHOOK_BACKOFF_BASE_MS,
     backoffMaxMs: env.WEBHOOK_BACKOFF_MAX_MS,
+    subscriberConcurrency: env.WEBHOOK_SUBSCRIBER_CONCURRENCY,
+    circuitFailures: env.WEBHOOK_CIRCUIT_FAILURES,
     pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
     retentionMs: env.WEBHOOK_RETENTION_MS,
     cleanupIntervalMs: env.WEBHOOK_CLEANUP_INTERVAL_MS,

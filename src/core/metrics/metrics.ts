@@ -1,14 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
-/** What becomes of a webhook delivery attempt. */
-const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'dead'] as const;
-
 /**
  * The service's Prometheus metrics, in a registry of its own: HTTP requests
- * by route and status, webhook deliveries and the process. A module
- * registers its own instruments in `registry` (the database pool, a
- * resource's counters).
+ * by route and status, and the process. A module registers its own
+ * instruments in `registry` (the database pool, the webhooks, a resource's
+ * counters).
  */
 @Injectable()
 export class Metrics {
@@ -29,20 +26,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly webhookDeliveries = new Counter({
-    name: 'webhook_deliveries_total',
-    help: 'Webhook delivery attempts, by outcome: delivered, failed (to be retried), dead (given up)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-
   constructor() {
     collectDefaultMetrics({ register: this.registry });
-    // Every outcome is served from the start, at 0: a series that appears with its first
-    // increment shows Prometheus no increase (rate() and increase() need a sample before
-    // it), so the first delivery given up would raise no alert.
-    for (const outcome of WEBHOOK_OUTCOMES) {
-      this.webhookDeliveries.inc({ outcome }, 0);
-    }
   }
 }

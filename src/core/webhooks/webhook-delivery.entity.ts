@@ -12,7 +12,9 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
  * the retention (WebhookOutboxCleanup), found through their own indexes.
  */
 @Entity({ name: 'webhook_deliveries' })
-@Index('webhook_deliveries_due', ['nextAttemptAt', 'id'], { where: `status = 'pending'` })
+@Index('webhook_deliveries_due_by_subscriber', ['subscriber', 'nextAttemptAt', 'id'], {
+  where: `status = 'pending'`,
+})
 @Index('webhook_deliveries_delivered', ['deliveredAt'], { where: `status = 'delivered'` })
 @Index('webhook_deliveries_dead', ['deadAt'], { where: `status = 'dead'` })
 export class WebhookDelivery {

@@ -7,54 +7,54 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { rawQueries, type Queryable } from '../database/raw-query.js';
+import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
-import { spanContextOf } from '../tracing/trace-context.js';
-import { tracer } from '../tracing/tracer.js';
-import {
-  signWebhook,
-  WEBHOOK_EVENT_TYPE_HEADER,
-  WEBHOOK_ID_HEADER,
-  WEBHOOK_SIGNATURE_HEADER,
-  WEBHOOK_TIMESTAMP_HEADER,
-} from './webhook-signature.js';
+import { SubscriberCircuit } from './subscriber-circuit.js';
+import { WebhookDeliveryMetrics } from './webhook-delivery-metrics.js';
+import { type Attempt, type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
+import { subscriberLabel } from './webhook-subscribers.js';
 
-interface Claimed {
-  readonly id: string;
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly subscriber: string;
-  readonly payload: string;
-  readonly attempts: number;
-  readonly traceparent: string | null;
-}
-
-/** Events claimed per round: each goes out at once, each with its own timeout. */
-const CLAIM_BATCH = 32;
+/** How long past an attempt's timeout its claim holds: then another instance may take the event up. */
+const LEASE_MARGIN_MS = 5_000;
 
 /**
- * Claims due events with `FOR UPDATE SKIP LOCKED`, so that instances sharing
- * the database never claim the same one, and leases them for an attempt's
+ * Claims due events for each subscriber that has room, at most that many,
+ * oldest first, with `FOR UPDATE SKIP LOCKED`, so that instances sharing the
+ * database never claim the same one; and leases them for an attempt's
  * timeout (plus a margin) by moving their due time, in the same statement.
+ * Each subscriber's claim is its own, so one whose events are all in flight
+ * or held back takes nothing from the others.
  */
 const CLAIM_SQL = `
   UPDATE webhook_deliveries AS delivery
   SET attempts = delivery.attempts + 1,
-      next_attempt_at = now() + make_interval(secs => $2::double precision / 1000)
+      next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
   FROM (
-    SELECT id FROM webhook_deliveries
-    WHERE status = 'pending' AND next_attempt_at <= now()
-    ORDER BY next_attempt_at, id
-    LIMIT $1
-    FOR UPDATE SKIP LOCKED
-  ) AS due
-  WHERE delivery.id = due.id
+    SELECT due.id
+    FROM unnest($1::text[], $2::integer[]) AS lane (subscriber, room)
+    CROSS JOIN LATERAL (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND subscriber = lane.subscriber AND next_attempt_at <= now()
+      ORDER BY next_attempt_at, id
+      LIMIT lane.room
+      FOR UPDATE SKIP LOCKED
+    ) AS due
+  ) AS claimed
+  WHERE delivery.id = claimed.id
   RETURNING delivery.id::text, delivery.event_id, delivery.event_type, delivery.subscriber, delivery.payload,
             delivery.attempts, delivery.traceparent`;
+
+/** A subscriber as this instance delivers to it. */
+interface Lane {
+  /** What the outbox's `subscriber` column holds for it. */
+  readonly subscriber: string;
+  readonly attempt: Attempt;
+  readonly circuit: SubscriberCircuit;
+  inFlight: number;
+}
 
 /**
  * Delivers the outbox to the subscribers, in the background, at least once:
@@ -62,17 +62,26 @@ const CLAIM_SQL = `
  * timeout, a refused connection) schedules another attempt after an
  * exponential backoff with jitter, until the cap, after which the event is
  * marked dead, logged and counted. A database that is down only delays it.
+ *
+ * Attempts run as a rolling pool: each subscriber has up to
+ * WEBHOOK_SUBSCRIBER_CONCURRENCY attempts in flight, and whenever one ends,
+ * an event commits or the poll comes round, what has room claims more. A
+ * subscriber that stalls fills its own share and no other's, and one that
+ * keeps failing is backed off by its circuit breaker (SubscriberCircuit).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
+  private readonly lanes: ReadonlyMap<string, Lane>;
+  private readonly deliveries: WebhookDeliveryMetrics;
+  private readonly attempts = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private claiming?: Promise<void>;
+  private claimAgain = false;
   private stopped = false;
-  private nudged = false;
   /**
    * Runs a function in the context the dispatcher was made in, outside any
-   * request: a round that a create's nudge starts is not that request's
+   * request: a claim that a create's commit starts is not that request's
    * work, and its log lines must not carry the request's id.
    */
   private readonly outsideRequests = AsyncLocalStorage.snapshot();
@@ -80,177 +89,169 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   constructor(
     private readonly dataSource: DataSource,
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
-    private readonly metrics: Metrics,
-  ) {}
+    metrics: Metrics,
+  ) {
+    const circuit = {
+      failures: config.circuitFailures,
+      pauseMs: config.backoffBaseMs,
+      maxPauseMs: config.backoffMaxMs,
+    };
+    this.lanes = new Map(
+      config.urls.map((url) => [
+        url,
+        {
+          subscriber: url,
+          attempt: {
+            url,
+            label: subscriberLabel(url),
+            signingKeys: config.signingKeys,
+            timeoutMs: config.timeoutMs,
+          },
+          circuit: new SubscriberCircuit(circuit),
+          inFlight: 0,
+        },
+      ]),
+    );
+    const lanes = [...this.lanes.values()];
+    this.deliveries = new WebhookDeliveryMetrics(
+      metrics.registry,
+      lanes.map((lane) => lane.attempt.label),
+      () =>
+        lanes.map((lane) => ({
+          label: lane.attempt.label,
+          inFlight: lane.inFlight,
+          state: lane.circuit.state,
+        })),
+    );
+  }
 
   get enabled(): boolean {
-    return this.config.urls.length > 0;
+    return this.lanes.size > 0;
   }
 
   onApplicationBootstrap(): void {
     if (this.enabled) {
-      this.logger.log(`Delivering webhook events to ${this.config.urls.length} subscriber(s)`);
-      this.schedule(0);
+      this.logger.log(`Delivering webhook events to ${this.lanes.size} subscriber(s)`);
+      this.outsideRequests(() => {
+        this.timer = setInterval(() => this.fill(), this.config.pollIntervalMs).unref();
+      });
+      this.fill();
     }
   }
 
-  private pool(): Queryable {
-    return rawQueries(this.dataSource);
-  }
-
-  /** An event was committed to the outbox: look at it now rather than at the next tick. */
+  /** An event was committed to the outbox: look at it now rather than at the next poll. */
   nudge(): void {
-    if (this.enabled && !this.stopped) {
-      this.nudged = true;
-      if (!this.running) {
-        this.schedule(0);
-      }
-    }
+    this.fill();
   }
 
   /** Stops claiming, and lets the attempts in flight finish (each is bounded by its timeout). */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    clearInterval(this.timer);
+    await this.claiming;
+    await Promise.all(this.attempts);
   }
 
-  private schedule(delayMs: number): void {
-    this.outsideRequests(() => this.setTimer(delayMs));
-  }
-
-  private setTimer(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.round().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) {
-          this.schedule(this.nudged ? 0 : this.config.pollIntervalMs);
-        }
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async round(): Promise<void> {
-    this.nudged = false;
-    let claimed: Claimed[];
-    try {
-      ({ rows: claimed } = await this.pool().query<Claimed>({
-        text: CLAIM_SQL,
-        values: [CLAIM_BATCH, this.config.timeoutMs + 5_000],
-      }));
-    } catch (error) {
-      this.logger.warn(
-        `Could not read the outbox: ${error instanceof Error ? error.message : String(error)}`,
-      );
+  /**
+   * Claims what the subscribers have room for. One claim runs at a time;
+   * calls meanwhile make one more claim after it, for all of them.
+   */
+  private fill(): void {
+    if (!this.enabled || this.stopped) {
       return;
     }
-    await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
-    if (claimed.length === CLAIM_BATCH) {
-      this.nudged = true;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.outsideRequests(() => this.claim()).finally(() => {
+      this.claiming = undefined;
+      if (this.claimAgain) {
+        this.claimAgain = false;
+        this.fill();
+      }
+    });
+  }
+
+  private async claim(): Promise<void> {
+    const wanted = [...this.lanes.values()]
+      .map((lane) => ({ lane, room: lane.circuit.room(lane.inFlight, this.config.subscriberConcurrency) }))
+      .filter(({ room }) => room > 0);
+    if (wanted.length === 0) {
+      return;
+    }
+    let claimed: ClaimedDelivery[];
+    try {
+      ({ rows: claimed } = await rawQueries(this.dataSource).query<ClaimedDelivery>({
+        text: CLAIM_SQL,
+        values: [
+          wanted.map(({ lane }) => lane.subscriber),
+          wanted.map(({ room }) => room),
+          this.config.timeoutMs + LEASE_MARGIN_MS,
+        ],
+      }));
+    } catch (error) {
+      this.logger.warn(`Could not read the outbox: ${describeError(error)}`);
+      return;
+    }
+    for (const delivery of claimed) {
+      this.start(this.lanes.get(delivery.subscriber)!, delivery);
     }
   }
 
-  private async attempt(delivery: Claimed): Promise<void> {
-    const failure = await this.send(delivery);
+  private start(lane: Lane, delivery: ClaimedDelivery): void {
+    lane.inFlight += 1;
+    const attempt = this.attempt(lane, delivery).finally(() => {
+      lane.inFlight -= 1;
+      this.attempts.delete(attempt);
+      this.fill();
+    });
+    this.attempts.add(attempt);
+  }
+
+  private async attempt(lane: Lane, delivery: ClaimedDelivery): Promise<void> {
+    const failure = await sendWebhook(delivery, lane.attempt);
+    const label = lane.attempt.label;
+    if (failure === undefined) {
+      if (lane.circuit.succeeded()) {
+        this.logger.log(`Webhook subscriber ${label} takes events again: its backlog is delivered`);
+      }
+    } else if (lane.circuit.failed()) {
+      this.logger.warn(
+        `Webhook subscriber ${label} failed ${this.config.circuitFailures} attempts in a row (the last: ${failure}): ` +
+          'its events wait, and one is tried after each pause',
+      );
+    }
+    const db = rawQueries(this.dataSource);
     try {
       if (failure === undefined) {
-        await this.pool().query({
+        await db.query({
           text: `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), last_error = NULL WHERE id = $1`,
           values: [delivery.id],
         });
-        this.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
+        this.deliveries.count(label, 'delivered');
       } else if (delivery.attempts >= this.config.maxAttempts) {
-        await this.pool().query({
+        await db.query({
           text: `UPDATE webhook_deliveries SET status = 'dead', dead_at = now(), last_error = $2 WHERE id = $1`,
           values: [delivery.id, failure],
         });
-        this.metrics.webhookDeliveries.inc({ outcome: 'dead' });
+        this.deliveries.count(label, 'dead');
         this.logger.error(
-          `Webhook event ${delivery.event_id} (${delivery.event_type}) to ${describeSubscriber(delivery.subscriber)} is dead after ${delivery.attempts} attempts: ${failure}`,
+          `Webhook event ${delivery.event_id} (${delivery.event_type}) to ${label} is dead after ${delivery.attempts} attempts: ${failure}`,
         );
       } else {
-        await this.pool().query({
+        await db.query({
           text: `UPDATE webhook_deliveries
                  SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
                  WHERE id = $1`,
           values: [delivery.id, this.backoffMs(delivery.attempts), failure],
         });
-        this.metrics.webhookDeliveries.inc({ outcome: 'failed' });
+        this.deliveries.count(label, 'failed');
       }
     } catch (error) {
       // The lease runs out and the event is claimed again: delivered at least once.
-      this.logger.warn(
-        `Could not record a delivery attempt: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.warn(`Could not record a delivery attempt: ${describeError(error)}`);
     }
-  }
-
-  /**
-   * One attempt; answers why it failed, or undefined when the subscriber took
-   * the event. Each attempt is a span of its own, whose context goes with the
-   * request (`traceparent`), so that the subscriber's work joins its trace;
-   * it links to the span of the change that stored the event, as
-   * OpenTelemetry's messaging conventions link a consumer to its producer,
-   * so that a delivery leads back to the request that caused it.
-   */
-  private send(delivery: Claimed): Promise<string | undefined> {
-    const subscriber = URL.parse(delivery.subscriber);
-    const attributes = {
-      'http.request.method': 'POST',
-      // Without what may be secret in the URL, as in the log.
-      'url.full': subscriber ? `${subscriber.origin}${subscriber.pathname}` : undefined,
-      'server.address': subscriber?.hostname,
-      'server.port': subscriber
-        ? Number(subscriber.port) || (subscriber.protocol === 'https:' ? 443 : 80)
-        : undefined,
-      'webhook.event.id': delivery.event_id,
-      'webhook.event.type': delivery.event_type,
-      'webhook.attempt': delivery.attempts,
-    };
-    const producer = spanContextOf(delivery.traceparent);
-    return tracer.startActiveSpan(
-      `webhook ${delivery.event_type}`,
-      { kind: SpanKind.CLIENT, attributes, links: producer ? [{ context: producer }] : [] },
-      async (span) => {
-        let failure: string | undefined;
-        try {
-          const timestamp = Math.floor(Date.now() / 1000);
-          const headers: Record<string, string> = {
-            'Content-Type': 'application/json',
-            [WEBHOOK_ID_HEADER]: delivery.event_id,
-            [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
-            [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
-              this.config.signingKeys,
-              delivery.event_id,
-              timestamp,
-              delivery.payload,
-            ),
-            [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
-          };
-          propagation.inject(context.active(), headers);
-          const response = await fetch(delivery.subscriber, {
-            method: 'POST',
-            headers,
-            body: delivery.payload,
-            redirect: 'manual',
-            signal: AbortSignal.timeout(this.config.timeoutMs),
-          });
-          await response.body?.cancel();
-          span.setAttribute('http.response.status_code', response.status);
-          failure = response.ok ? undefined : `HTTP ${response.status}`;
-        } catch (error) {
-          const cause = (error as { cause?: { code?: string } }).cause?.code;
-          failure = cause ?? (error instanceof Error ? error.message : String(error));
-        }
-        if (failure !== undefined) {
-          span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute('error.type', failure);
-        }
-        span.end();
-        return failure;
-      },
-    );
   }
 
   /** base × 2^(attempt-1), at most max, then a random half of it or more: failing receivers are not hit in step. */
@@ -260,8 +261,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
-/** A subscriber's address without what may be secret in it (credentials, query string). */
-function describeSubscriber(url: string): string {
-  const { origin, pathname } = new URL(url);
-  return `${origin}${pathname}`;
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,98 +1,139 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 
+import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
+import { subscriberLabel } from './webhook-subscribers.js';
 
-interface OutboxState {
+interface Backlog {
   readonly pending: number;
   readonly dead: number;
-  readonly oldest_pending_age_seconds: number;
+  readonly oldestPendingAgeSeconds: number;
+}
+
+interface BacklogRow {
+  readonly subscriber: string;
+  readonly status: 'pending' | 'dead';
+  readonly count: number;
+  readonly oldest_age_seconds: number | null;
 }
 
 /**
- * The outbox's state in one statement: pending rows are counted through the
- * due index, dead ones through theirs, so a scrape reads only those rows,
- * however many delivered ones the table keeps.
+ * Each subscriber's pending and dead rows, and the age of its oldest pending
+ * one, in one statement: pending rows are counted through the due index,
+ * dead ones through theirs, so a scrape reads only those rows, however many
+ * delivered ones the table keeps.
  */
 const OUTBOX_STATE_SQL = `
-  SELECT count(*)::float8 AS pending,
-         coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS oldest_pending_age_seconds,
-         (SELECT count(*) FROM webhook_deliveries WHERE status = 'dead')::float8 AS dead
-  FROM webhook_deliveries
-  WHERE status = 'pending'`;
+  SELECT subscriber, 'pending' AS status, count(*)::float8 AS count,
+         extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
+  FROM webhook_deliveries WHERE status = 'pending' GROUP BY subscriber
+  UNION ALL
+  SELECT subscriber, 'dead', count(*)::float8, NULL
+  FROM webhook_deliveries WHERE status = 'dead' GROUP BY subscriber`;
 
+const EMPTY: Backlog = { pending: 0, dead: 0, oldestPendingAgeSeconds: 0 };
 /** What the gauges say when the outbox cannot be read: not a number, rather than a reassuring zero. */
-const UNKNOWN: OutboxState = { pending: NaN, dead: NaN, oldest_pending_age_seconds: NaN };
+const UNKNOWN: Backlog = { pending: NaN, dead: NaN, oldestPendingAgeSeconds: NaN };
 
 /**
- * Gauges of the outbox, read from the database when Prometheus scrapes: the
- * table is shared by every instance, so each reports the same figures, and
- * none has to keep them up to date between scrapes. A database that cannot
- * answer makes them NaN; the scrape itself never fails.
+ * Gauges of the outbox by subscriber, read from the database when Prometheus
+ * scrapes: the table is shared by every instance, so each reports the same
+ * figures, and none has to keep them up to date between scrapes. Every
+ * configured subscriber has its series, at 0 when nothing waits for it; rows
+ * of others (written under an earlier configuration) have theirs too. A
+ * database that cannot answer makes them NaN; the scrape itself never fails.
  */
 @Injectable()
 export class WebhookOutboxMetrics {
   private readonly logger = new Logger('Webhooks');
-  private reading?: Promise<OutboxState>;
+  /** The subscribers with series: the configured ones, and any the outbox has held since the start. */
+  private readonly known: Set<string>;
+  private reading?: Promise<Map<string, Backlog>>;
 
   constructor(
     private readonly dataSource: DataSource,
+    @Inject(webhookConfig.KEY) config: WebhookConfig,
     metrics: Metrics,
   ) {
-    const state = () => this.state();
-    new Gauge({
-      name: 'webhook_outbox_pending',
-      help: 'Webhook deliveries (one per event and subscriber) waiting to be delivered',
-      registers: [metrics.registry],
-      async collect() {
-        this.set((await state()).pending);
-      },
-    });
-    new Gauge({
-      name: 'webhook_outbox_dead',
-      help: 'Webhook deliveries given up after their last attempt, kept for the retention period',
-      registers: [metrics.registry],
-      async collect() {
-        this.set((await state()).dead);
-      },
-    });
-    new Gauge({
-      name: 'webhook_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest webhook delivery still waiting to be delivered; 0 when none waits',
-      registers: [metrics.registry],
-      async collect() {
-        this.set((await state()).oldest_pending_age_seconds);
-      },
-    });
+    this.known = new Set(config.urls.map(subscriberLabel));
+    const gauge = (name: string, help: string, value: (backlog: Backlog) => number) => {
+      const state = () => this.state();
+      return new Gauge({
+        name,
+        help,
+        labelNames: ['subscriber'] as const,
+        registers: [metrics.registry],
+        async collect() {
+          const backlogs = await state();
+          this.reset();
+          for (const [subscriber, backlog] of backlogs) {
+            this.set({ subscriber }, value(backlog));
+          }
+        },
+      });
+    };
+    gauge(
+      'webhook_outbox_pending',
+      'Webhook deliveries (one per event and subscriber) waiting to be delivered, by subscriber',
+      (backlog) => backlog.pending,
+    );
+    gauge(
+      'webhook_outbox_dead',
+      'Webhook deliveries given up after their last attempt, kept for the retention period, by subscriber',
+      (backlog) => backlog.dead,
+    );
+    gauge(
+      'webhook_outbox_oldest_pending_age_seconds',
+      "Age of the subscriber's oldest webhook delivery still waiting to be delivered; 0 when none waits",
+      (backlog) => backlog.oldestPendingAgeSeconds,
+    );
   }
 
   /**
    * The three gauges are collected together, at each scrape, and share one
    * statement: the first asks, the others join it while it runs.
    */
-  private state(): Promise<OutboxState> {
+  private state(): Promise<Map<string, Backlog>> {
     this.reading ??= this.read().finally(() => {
       this.reading = undefined;
     });
     return this.reading;
   }
 
-  private async read(): Promise<OutboxState> {
+  private async read(): Promise<Map<string, Backlog>> {
+    const unknown = () => new Map([...this.known].map((subscriber) => [subscriber, UNKNOWN]));
     if (!this.dataSource.isInitialized) {
-      return UNKNOWN;
+      return unknown();
     }
+    let rows: BacklogRow[];
     try {
-      const { rows } = await rawQueries(this.dataSource).query<OutboxState>({
-        text: OUTBOX_STATE_SQL,
-      });
-      return rows[0];
+      ({ rows } = await rawQueries(this.dataSource).query<BacklogRow>({ text: OUTBOX_STATE_SQL }));
     } catch (error) {
       this.logger.warn(
         `Could not read the outbox for the metrics: ${error instanceof Error ? error.message : String(error)}`,
       );
-      return UNKNOWN;
+      return unknown();
     }
+    const backlogs = new Map([...this.known].map((subscriber) => [subscriber, { ...EMPTY }]));
+    for (const row of rows) {
+      // The outbox holds the subscriber's URL: its label leaves out what may be secret in it.
+      const subscriber = subscriberLabel(row.subscriber);
+      this.known.add(subscriber);
+      const backlog = backlogs.get(subscriber) ?? { ...EMPTY };
+      backlogs.set(
+        subscriber,
+        row.status === 'dead'
+          ? { ...backlog, dead: backlog.dead + row.count }
+          : {
+              ...backlog,
+              pending: backlog.pending + row.count,
+              oldestPendingAgeSeconds: Math.max(backlog.oldestPendingAgeSeconds, row.oldest_age_seconds ?? 0),
+            },
+      );
+    }
+    return backlogs;
   }
 }

@@ -1,0 +1,66 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+import type { CircuitState } from './subscriber-circuit.js';
+
+/** What becomes of a webhook delivery attempt. */
+export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'dead'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+/** A subscriber as this instance delivers to it, seen at a scrape. */
+export interface SubscriberLoad {
+  /** Its label: origin and path, never credentials or a query string. */
+  readonly label: string;
+  readonly inFlight: number;
+  readonly state: CircuitState;
+}
+
+/**
+ * This instance's delivery to each subscriber: attempts by outcome, attempts
+ * in flight, and whether its circuit is open. Every series of a configured
+ * subscriber is served from the start, at 0: a series that appears with its
+ * first increment shows Prometheus no increase (rate() and increase() need a
+ * sample before it), so the first delivery given up would raise no alert.
+ */
+export class WebhookDeliveryMetrics {
+  private readonly attempts: Counter<'subscriber' | 'outcome'>;
+
+  constructor(registry: Registry, subscribers: readonly string[], load: () => Iterable<SubscriberLoad>) {
+    this.attempts = new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery attempts, by subscriber and outcome: delivered, failed (to be retried), dead (given up)',
+      labelNames: ['subscriber', 'outcome'] as const,
+      registers: [registry],
+    });
+    for (const subscriber of subscribers) {
+      for (const outcome of DELIVERY_OUTCOMES) {
+        this.attempts.inc({ subscriber, outcome }, 0);
+      }
+    }
+    new Gauge({
+      name: 'webhook_subscriber_attempts_in_flight',
+      help: 'Webhook delivery attempts this instance is making to the subscriber now',
+      labelNames: ['subscriber'] as const,
+      registers: [registry],
+      collect() {
+        for (const subscriber of load()) {
+          this.set({ subscriber: subscriber.label }, subscriber.inFlight);
+        }
+      },
+    });
+    new Gauge({
+      name: 'webhook_subscriber_circuit_open',
+      help: "1 while this instance has the subscriber's circuit open (it failed, and is tried once per pause), else 0",
+      labelNames: ['subscriber'] as const,
+      registers: [registry],
+      collect() {
+        for (const subscriber of load()) {
+          this.set({ subscriber: subscriber.label }, subscriber.state === 'closed' ? 0 : 1);
+        }
+      },
+    });
+  }
+
+  count(subscriber: string, outcome: DeliveryOutcome): void {
+    this.attempts.inc({ subscriber, outcome });
+  }
+}

@@ -1,0 +1,94 @@
+import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+
+import { spanContextOf } from '../tracing/trace-context.js';
+import { tracer } from '../tracing/tracer.js';
+import {
+  signWebhook,
+  WEBHOOK_EVENT_TYPE_HEADER,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+} from './webhook-signature.js';
+
+/** One event for one subscriber, as claimed from the outbox. */
+export interface ClaimedDelivery {
+  readonly id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly subscriber: string;
+  readonly payload: string;
+  readonly attempts: number;
+  readonly traceparent: string | null;
+}
+
+/** Where an attempt goes, and how it is signed and bounded. */
+export interface Attempt {
+  readonly url: string;
+  /** The subscriber as logs, spans and metrics name it: never its credentials or query. */
+  readonly label: string;
+  readonly signingKeys: readonly Uint8Array[];
+  readonly timeoutMs: number;
+}
+
+/**
+ * One attempt; answers why it failed, or undefined when the subscriber took
+ * the event. Each attempt is a span of its own, whose context goes with the
+ * request (`traceparent`), so that the subscriber's work joins its trace;
+ * it links to the span of the change that stored the event, as
+ * OpenTelemetry's messaging conventions link a consumer to its producer,
+ * so that a delivery leads back to the request that caused it.
+ */
+export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promise<string | undefined> {
+  const target = URL.parse(attempt.url);
+  const attributes = {
+    'http.request.method': 'POST',
+    'url.full': attempt.label,
+    'server.address': target?.hostname,
+    'server.port': target ? Number(target.port) || (target.protocol === 'https:' ? 443 : 80) : undefined,
+    'webhook.event.id': delivery.event_id,
+    'webhook.event.type': delivery.event_type,
+    'webhook.attempt': delivery.attempts,
+  };
+  const producer = spanContextOf(delivery.traceparent);
+  return tracer.startActiveSpan(
+    `webhook ${delivery.event_type}`,
+    { kind: SpanKind.CLIENT, attributes, links: producer ? [{ context: producer }] : [] },
+    async (span) => {
+      let failure: string | undefined;
+      try {
+        const timestamp = Math.floor(Date.now() / 1000);
+        const headers: Record<string, string> = {
+          'Content-Type': 'application/json',
+          [WEBHOOK_ID_HEADER]: delivery.event_id,
+          [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
+          [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
+            attempt.signingKeys,
+            delivery.event_id,
+            timestamp,
+            delivery.payload,
+          ),
+          [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
+        };
+        propagation.inject(context.active(), headers);
+        const response = await fetch(attempt.url, {
+          method: 'POST',
+          headers,
+          body: delivery.payload,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(attempt.timeoutMs),
+        });
+        await response.body?.cancel();
+        span.setAttribute('http.response.status_code', response.status);
+        failure = response.ok ? undefined : `HTTP ${response.status}`;
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code;
+        failure = cause ?? (error instanceof Error ? error.message : String(error));
+      }
+      if (failure !== undefined) {
+        span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute('error.type', failure);
+      }
+      span.end();
+      return failure;
+    },
+  );
+}
