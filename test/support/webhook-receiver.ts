@@ -12,6 +12,8 @@ import { Webhook } from 'standardwebhooks';
 import { freePort } from './service-process.js';
 
 export interface ReceivedWebhook {
+  /** The request's path and query string. */
+  readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly receivedAt: number;
@@ -44,7 +46,7 @@ export class WebhookReceiver {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        const delivery = { headers: request.headers, body, receivedAt: Date.now() };
+        const delivery = { path: request.url ?? '', headers: request.headers, body, receivedAt: Date.now() };
         this.received.push(delivery);
         response.writeHead(this.respond(delivery, this.received.length - 1)).end();
       });

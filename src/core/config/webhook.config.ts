@@ -9,6 +9,7 @@ import {
   readEnvironment,
   VariableRule,
 } from './environment.js';
+import { parseSubscriber, subscriberProblems } from '../webhooks/webhook-subscribers.js';
 
 /** A Standard Webhooks secret is this prefix and the base64 of the HMAC key. */
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
@@ -23,9 +24,14 @@ const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/
 /** The webhook subscribers, the signing secrets, delivery and upkeep of the outbox. */
 @Environment()
 export class WebhookEnvironment {
-  /** Subscribers told about every event; unset: no outbox row is written at all. */
+  /**
+   * Subscribers told about every event; unset: no outbox row is written at
+   * all. Credentials in an entry are sent as Basic authorization.
+   */
   @IsOptional()
-  @VariableRule('isUrlList', urlListProblems)
+  @VariableRule('isSubscriberList', (value) =>
+    subscriberProblems(parseListEnv(typeof value === 'string' ? value : '')),
+  )
   WEBHOOK_URLS?: string;
 
   @IsOptional()
@@ -98,7 +104,8 @@ export class WebhookEnvironment {
 export const webhookConfig = registerAs('webhook', () => {
   const env = readEnvironment(WebhookEnvironment);
   return {
-    urls: parseListEnv(env.WEBHOOK_URLS),
+    /** Only what may be stored or shown (`key`) is ever written; the credentials stay in memory. */
+    subscribers: parseListEnv(env.WEBHOOK_URLS).map(parseSubscriber),
     /**
      * The HMAC keys of WEBHOOK_SECRET's `whsec_` secrets (validated already):
      * every delivery carries one signature per key, so that a receiver can
@@ -118,17 +125,6 @@ export const webhookConfig = registerAs('webhook', () => {
 });
 
 export type WebhookConfig = ConfigType<typeof webhookConfig>;
-
-function urlListProblems(value: unknown): string[] {
-  const valid = parseListEnv(typeof value === 'string' ? value : '').every((entry) => {
-    try {
-      return ['http:', 'https:'].includes(new URL(entry).protocol);
-    } catch {
-      return false;
-    }
-  });
-  return valid ? [] : ['WEBHOOK_URLS must list http:// or https:// URLs, separated by commas'];
-}
 
 /**
  * Whether a delivery to the URL is safe to send in production: over TLS, or

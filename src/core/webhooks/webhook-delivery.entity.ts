@@ -29,6 +29,11 @@ export class WebhookDelivery {
   @Column({ name: 'event_type', type: 'varchar', length: 64 })
   eventType!: string;
 
+  /**
+   * The subscriber's key: its URL's origin and path (`https://hooks.example.com/plants`).
+   * Never the whole URL: credentials and the query string, where secrets go,
+   * stay in WEBHOOK_URLS, in memory.
+   */
   @Column({ type: 'text' })
   subscriber!: string;
 

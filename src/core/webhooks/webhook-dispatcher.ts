@@ -15,7 +15,7 @@ import { Metrics } from '../metrics/metrics.js';
 import { SubscriberCircuit } from './subscriber-circuit.js';
 import { WebhookDeliveryMetrics } from './webhook-delivery-metrics.js';
 import { type Attempt, type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
-import { subscriberLabel } from './webhook-subscribers.js';
+import { redactUrls } from './webhook-subscribers.js';
 
 /** How long past an attempt's timeout its claim holds: then another instance may take the event up. */
 const LEASE_MARGIN_MS = 5_000;
@@ -49,7 +49,7 @@ const CLAIM_SQL = `
 
 /** A subscriber as this instance delivers to it. */
 interface Lane {
-  /** What the outbox's `subscriber` column holds for it. */
+  /** What the outbox's `subscriber` column holds for it: its key. */
   readonly subscriber: string;
   readonly attempt: Attempt;
   readonly circuit: SubscriberCircuit;
@@ -97,13 +97,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       maxPauseMs: config.backoffMaxMs,
     };
     this.lanes = new Map(
-      config.urls.map((url) => [
-        url,
+      config.subscribers.map(({ key, url, authorization }) => [
+        key,
         {
-          subscriber: url,
+          subscriber: key,
           attempt: {
             url,
-            label: subscriberLabel(url),
+            authorization,
+            label: key,
             signingKeys: config.signingKeys,
             timeoutMs: config.timeoutMs,
           },
@@ -261,6 +262,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   }
 }
 
+/** An error's message for the log, any URL in it cut to its origin and path. */
 function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return redactUrls(error instanceof Error ? error.message : String(error));
 }

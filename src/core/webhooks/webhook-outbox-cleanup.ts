@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
+import { redactUrls } from './webhook-subscribers.js';
 
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
 const CLEANUP_BATCH = 1_000;
@@ -115,7 +116,7 @@ export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicati
     } catch (error) {
       // Nothing is lost by waiting: the next run deletes what this one could not.
       this.logger.warn(
-        `Could not clean up the outbox: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not clean up the outbox: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
       );
     }
   }

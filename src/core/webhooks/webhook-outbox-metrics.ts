@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
-import { subscriberLabel } from './webhook-subscribers.js';
+import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
 
 interface Backlog {
   readonly pending: number;
@@ -58,7 +58,7 @@ export class WebhookOutboxMetrics {
     @Inject(webhookConfig.KEY) config: WebhookConfig,
     metrics: Metrics,
   ) {
-    this.known = new Set(config.urls.map(subscriberLabel));
+    this.known = new Set(config.subscribers.map(({ key }) => key));
     const gauge = (name: string, help: string, value: (backlog: Backlog) => number) => {
       const state = () => this.state();
       return new Gauge({
@@ -113,13 +113,13 @@ export class WebhookOutboxMetrics {
       ({ rows } = await rawQueries(this.dataSource).query<BacklogRow>({ text: OUTBOX_STATE_SQL }));
     } catch (error) {
       this.logger.warn(
-        `Could not read the outbox for the metrics: ${error instanceof Error ? error.message : String(error)}`,
+        `Could not read the outbox for the metrics: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
       );
       return unknown();
     }
     const backlogs = new Map([...this.known].map((subscriber) => [subscriber, { ...EMPTY }]));
     for (const row of rows) {
-      // The outbox holds the subscriber's URL: its label leaves out what may be secret in it.
+      // Rows written before subscribers were stored by key hold a whole URL: never a label as it is.
       const subscriber = subscriberLabel(row.subscriber);
       this.known.add(subscriber);
       const backlog = backlogs.get(subscriber) ?? { ...EMPTY };

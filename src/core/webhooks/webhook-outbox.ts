@@ -65,7 +65,7 @@ export class WebhookOutbox implements EntitySubscriberInterface {
 
   /** Whether anyone is told of events: without subscribers, recording one writes nothing. */
   get hasSubscribers(): boolean {
-    return this.config.urls.length > 0;
+    return this.config.subscribers.length > 0;
   }
 
   /**
@@ -88,17 +88,17 @@ export class WebhookOutbox implements EntitySubscriberInterface {
       }
       return body;
     });
-    if (this.config.urls.length === 0 || events.length === 0) {
+    if (this.config.subscribers.length === 0 || events.length === 0) {
       return [];
     }
     const active = context.active();
     const ids = events.map(() => randomUUID());
     const rows = events.flatMap((event, index) => {
       const traceparent = traceparentOf(event.context ?? active);
-      return this.config.urls.map((subscriber) => ({
+      return this.config.subscribers.map(({ key }) => ({
         eventId: ids[index],
         eventType: event.type,
-        subscriber,
+        subscriber: key,
         payload: bodies[index],
         traceparent,
       }));

@@ -9,6 +9,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from './webhook-signature.js';
+import { redactUrls } from './webhook-subscribers.js';
 
 /** One event for one subscriber, as claimed from the outbox. */
 export interface ClaimedDelivery {
@@ -21,9 +22,11 @@ export interface ClaimedDelivery {
   readonly traceparent: string | null;
 }
 
-/** Where an attempt goes, and how it is signed and bounded. */
+/** Where an attempt goes, and how it is authorised, signed and bounded. */
 export interface Attempt {
+  /** Without credentials: those are in `authorization`. */
   readonly url: string;
+  readonly authorization?: string;
   /** The subscriber as logs, spans and metrics name it: never its credentials or query. */
   readonly label: string;
   readonly signingKeys: readonly Uint8Array[];
@@ -68,6 +71,7 @@ export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promis
             delivery.payload,
           ),
           [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
+          ...(attempt.authorization && { Authorization: attempt.authorization }),
         };
         propagation.inject(context.active(), headers);
         const response = await fetch(attempt.url, {
@@ -82,7 +86,8 @@ export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promis
         failure = response.ok ? undefined : `HTTP ${response.status}`;
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
-        failure = cause ?? (error instanceof Error ? error.message : String(error));
+        // The failure is stored, logged and traced: a URL in a message goes no further than its origin and path.
+        failure = cause ?? redactUrls(error instanceof Error ? error.message : String(error));
       }
       if (failure !== undefined) {
         span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute('error.type', failure);

@@ -1,8 +1,80 @@
+/** A WEBHOOK_URLS entry, split into what may be shown and stored, and what may not. */
+export interface WebhookSubscriber {
+  /**
+   * Its origin and path (`https://hooks.example.com/plants`): what the outbox
+   * stores, and how logs, spans and metrics name it. Never credentials or a
+   * query string.
+   */
+  readonly key: string;
+  /** Where attempts go: the entry without its credentials, its query string kept. */
+  readonly url: string;
+  /** `Basic …` from the entry's credentials, when it has any: sent as the Authorization header, kept in memory only. */
+  readonly authorization?: string;
+}
+
+/**
+ * The subscriber of a WEBHOOK_URLS entry, already validated as an http(s)
+ * URL with decodable credentials (see `subscriberProblems`). Credentials in
+ * a URL cannot go in a request's URL (`fetch` refuses them, and they would
+ * end up wherever the URL is written), so they become the Basic
+ * authorization they stand for (RFC 9110 §11.2, RFC 7617).
+ */
+export function parseSubscriber(entry: string): WebhookSubscriber {
+  const url = new URL(entry);
+  const key = subscriberLabel(entry);
+  if (url.username === '' && url.password === '') {
+    return { key, url: url.href };
+  }
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = '';
+  url.password = '';
+  return { key, url: url.href, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+/**
+ * What is wrong with the WEBHOOK_URLS entries, by position: an entry is never
+ * echoed, as it may carry a password.
+ */
+export function subscriberProblems(entries: readonly string[]): string[] {
+  const problems: string[] = [];
+  const positions = new Map<string, number[]>();
+  entries.forEach((entry, index) => {
+    const url = URL.parse(entry);
+    if (!url || !['http:', 'https:'].includes(url.protocol)) {
+      problems.push(`WEBHOOK_URLS entry ${index + 1} is not an http:// or https:// URL`);
+      return;
+    }
+    try {
+      decodeURIComponent(url.username);
+      decodeURIComponent(url.password);
+    } catch {
+      problems.push(`WEBHOOK_URLS entry ${index + 1} has credentials that are not valid percent-encoding`);
+      return;
+    }
+    const key = subscriberLabel(entry);
+    positions.set(key, [...(positions.get(key) ?? []), index + 1]);
+  });
+  for (const same of positions.values()) {
+    if (same.length > 1) {
+      problems.push(
+        `WEBHOOK_URLS entries ${same.join(', ')} name the same subscriber (the same origin and path, ` +
+          'which is what the outbox and the logs know it by): list it once',
+      );
+    }
+  }
+  return problems;
+}
+
 /**
  * How logs, spans and metrics name a subscriber: its origin and path, never
  * its credentials, query string or fragment, where secrets may be.
  */
 export function subscriberLabel(url: string): string {
   const parsed = URL.parse(url);
-  return parsed ? `${parsed.origin}${parsed.pathname}` : 'an invalid URL';
+  return parsed ? `${parsed.protocol}//${parsed.host}${parsed.pathname}` : 'an invalid URL';
+}
+
+/** Any URL in the text (an error's message, say), cut to its origin and path. */
+export function redactUrls(text: string): string {
+  return text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => subscriberLabel(url));
 }
