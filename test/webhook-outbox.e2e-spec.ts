@@ -12,13 +12,14 @@ import { type TestApp, useTestApp } from './support/app.js';
 const SECRET = webhookSecret();
 
 interface Row {
-  readonly status: 'pending' | 'delivered' | 'dead';
+  readonly status: 'pending' | 'delivered' | 'dead' | 'unsubscribed';
   readonly subscriber?: string;
   readonly eventId?: string;
   /** PostgreSQL intervals before now: when the row was written, delivered, given up. */
   readonly created?: string;
   readonly delivered?: string;
   readonly dead?: string;
+  readonly unsubscribed?: string;
   /** Copies of the row to write. */
   readonly copies?: number;
 }
@@ -28,13 +29,14 @@ async function insertRows(testApp: TestApp, rows: readonly Row[]): Promise<void>
   const expanded = rows.flatMap((row) => Array.from({ length: row.copies ?? 1 }, () => row));
   await testApp.db.query(
     `INSERT INTO webhook_deliveries
-       (event_id, event_type, subscriber, payload, status, attempts, created_at, delivered_at, dead_at, last_error)
+       (event_id, event_type, subscriber, payload, status, attempts, created_at, delivered_at, dead_at,
+        unsubscribed_at, last_error)
      SELECT row.event_id, 'plant.created', row.subscriber, '{"id":1,"name":"Fern"}', row.status,
             CASE row.status WHEN 'pending' THEN 0 ELSE 3 END,
-            now() - row.created, now() - row.delivered, now() - row.dead,
+            now() - row.created, now() - row.delivered, now() - row.dead, now() - row.unsubscribed,
             CASE row.status WHEN 'dead' THEN 'HTTP 503' END
-     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::interval[], $5::interval[], $6::interval[])
-       AS row (event_id, subscriber, status, created, delivered, dead)`,
+     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::interval[], $5::interval[], $6::interval[], $7::interval[])
+       AS row (event_id, subscriber, status, created, delivered, dead, unsubscribed)`,
     [
       expanded.map((row) => row.eventId ?? randomUUID()),
       expanded.map((row) => row.subscriber ?? 'http://127.0.0.1:9/hooks'),
@@ -42,13 +44,14 @@ async function insertRows(testApp: TestApp, rows: readonly Row[]): Promise<void>
       expanded.map((row) => row.created ?? '0 seconds'),
       expanded.map((row) => row.delivered ?? null),
       expanded.map((row) => row.dead ?? null),
+      expanded.map((row) => row.unsubscribed ?? null),
     ],
   );
 }
 
 async function statuses(testApp: TestApp): Promise<string[]> {
   const { rows } = await testApp.db.query<{ row: string }>(
-    `SELECT status || ' ' || coalesce(round(extract(epoch FROM now() - coalesce(delivered_at, dead_at, created_at)) / 60), 0) AS row
+    `SELECT status || ' ' || coalesce(round(extract(epoch FROM now() - coalesce(delivered_at, dead_at, unsubscribed_at, created_at)) / 60), 0) AS row
      FROM webhook_deliveries ORDER BY 1`,
   );
   return rows.map((row) => row.row);
@@ -93,40 +96,52 @@ describe('the webhook secret at start-up', () => {
 });
 
 describe('the webhook outbox upkeep', () => {
-  // No subscriber: the outbox is still kept clean and measured, and nothing else touches it.
+  // No subscriber: the outbox is still kept clean and measured, and nothing else touches it
+  // (the pending rows below are for no configured subscriber: no sweep runs during the tests).
   const testApp = useTestApp({
+    WEBHOOK_SUBSCRIBER_LEASE_MS: String(86_400_000),
     WEBHOOK_RETENTION_MS: String(3_600_000),
     WEBHOOK_CLEANUP_INTERVAL_MS: '1000',
     DATABASE_STATEMENT_TIMEOUT_MS: '300',
     LOG_LEVEL: 'info',
   });
 
-  it('deletes delivered and dead rows past the retention, in batches; keeps pending and recent ones', async () => {
+  it('deletes delivered, dead and unsubscribed rows past the retention, in batches; keeps pending and recent ones', async () => {
     await insertRows(testApp, [
       { status: 'delivered', created: '2 hours', delivered: '2 hours', copies: 2_501 },
       { status: 'dead', created: '2 hours', dead: '2 hours' },
-      // Written long ago, but delivered or given up within the retention.
+      { status: 'unsubscribed', created: '2 hours', unsubscribed: '2 hours' },
+      // Written long ago, but delivered, given up or unsubscribed within the retention.
       { status: 'delivered', created: '3 hours', delivered: '10 minutes' },
       { status: 'dead', created: '3 hours', dead: '10 minutes' },
+      { status: 'unsubscribed', created: '3 hours', unsubscribed: '10 minutes' },
       // Never deleted, however old: it is still to be delivered.
       { status: 'pending', created: '3 hours' },
     ]);
 
-    await eventually(async () => (await statuses(testApp)).length === 3, 5_000);
-    await expect(statuses(testApp)).resolves.toStrictEqual(['dead 10', 'delivered 10', 'pending 180']);
+    await eventually(async () => (await statuses(testApp)).length === 4, 5_000);
+    await expect(statuses(testApp)).resolves.toStrictEqual([
+      'dead 10',
+      'delivered 10',
+      'pending 180',
+      'unsubscribed 10',
+    ]);
     // Each run logs what it deleted; one run went on past a batch of 1,000 (a run may also have
     // caught the rows' INSERT between its two statements, and left the rest to the next run).
     const deletedPerRun = () =>
       testApp.logs
         .entries()
-        .map((entry) => /^Deleted (\d+) delivered or dead webhook deliveries/.exec(String(entry.msg))?.[1])
+        .map(
+          (entry) =>
+            /^Deleted (\d+) delivered, dead or unsubscribed webhook deliveries/.exec(String(entry.msg))?.[1],
+        )
         .filter((count) => count !== undefined)
         .map(Number);
-    await eventually(() => deletedPerRun().reduce((sum, count) => sum + count, 0) === 2_502);
+    await eventually(() => deletedPerRun().reduce((sum, count) => sum + count, 0) === 2_503);
     expect(Math.max(...deletedPerRun())).toBeGreaterThan(1_000);
   });
 
-  it('reports pending and dead deliveries, and the age of the oldest pending one, by subscriber', async () => {
+  it('reports pending, dead and unsubscribed deliveries, and the age of the oldest pending one, by subscriber', async () => {
     const [one, other] = ['http://127.0.0.1:9/hooks', 'http://127.0.0.1:10/hooks'];
     await insertRows(testApp, [
       { status: 'pending', subscriber: one, created: '90 seconds' },
@@ -134,6 +149,7 @@ describe('the webhook outbox upkeep', () => {
       { status: 'dead', subscriber: one, dead: '1 minute', copies: 2 },
       { status: 'delivered', subscriber: one, delivered: '1 minute' },
       { status: 'pending', subscriber: other, created: '10 seconds' },
+      { status: 'unsubscribed', subscriber: other, unsubscribed: '1 minute', copies: 4 },
     ]);
 
     await expect(sample(testApp, `webhook_outbox_pending{subscriber="${one}"}`)).resolves.toBe(3);
@@ -143,6 +159,8 @@ describe('the webhook outbox upkeep', () => {
     expect(age).toBeLessThan(120);
     await expect(sample(testApp, `webhook_outbox_pending{subscriber="${other}"}`)).resolves.toBe(1);
     await expect(sample(testApp, `webhook_outbox_dead{subscriber="${other}"}`)).resolves.toBe(0);
+    await expect(sample(testApp, `webhook_outbox_unsubscribed{subscriber="${other}"}`)).resolves.toBe(4);
+    await expect(sample(testApp, `webhook_outbox_unsubscribed{subscriber="${one}"}`)).resolves.toBe(0);
   });
 
   it('still answers the scrape when the outbox cannot be read, with NaN for the outbox gauges', async () => {

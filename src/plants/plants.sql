@@ -4,7 +4,7 @@
 -- POST /plants
 START TRANSACTION;
 INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[]) ON CONFLICT (id) DO NOTHING RETURNING id;
-INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT);
+INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at", "unsubscribed_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT, DEFAULT);
 COMMIT;
 
 -- POST /plants: the same plant again
@@ -25,7 +25,7 @@ SELECT plant.id, plant.name, plant.tag, start.page FROM unnest($1::bigint[], $2:
 -- PATCH /plants/{id} with If-Match
 START TRANSACTION;
 WITH input AS ( SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::varchar[], $5::boolean[], $6::varchar[]) WITH ORDINALITY AS input (id, if_versions, set_name, name, set_tag, tag, position) ), changed AS ( UPDATE plants AS plant SET name = CASE WHEN input.set_name THEN input.name ELSE plant.name END, tag = CASE WHEN input.set_tag THEN input.tag ELSE plant.tag END, version = plant.version + 1 FROM input WHERE plant.id = input.id AND (input.if_versions IS NULL OR plant.version = ANY (input.if_versions::integer[])) RETURNING plant.id, plant.name, plant.tag, plant.version ) SELECT input.id, changed.name, changed.tag, changed.version, CASE WHEN changed.id IS NULL THEN EXISTS (SELECT FROM plants WHERE plants.id = input.id) END AS found FROM input LEFT JOIN changed ON changed.id = input.id ORDER BY input.position;
-INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT);
+INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at", "unsubscribed_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT, DEFAULT);
 COMMIT;
 
 -- PATCH /plants/{id}: nothing to change
@@ -40,5 +40,5 @@ ROLLBACK;
 -- DELETE /plants/{id}
 START TRANSACTION;
 DELETE FROM "plants" WHERE "id" = $1 RETURNING *;
-INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT);
+INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at", "unsubscribed_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT, DEFAULT);
 COMMIT;

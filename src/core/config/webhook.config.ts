@@ -71,6 +71,14 @@ export class WebhookEnvironment {
   @IntegerVariable(10, 60_000)
   WEBHOOK_POLL_INTERVAL_MS = 1_000;
 
+  /**
+   * How long a subscriber is still taken as configured after the last
+   * instance configured with it stopped renewing it: then its pending events
+   * are marked unsubscribed. Each instance renews its own every third of it.
+   */
+  @IntegerVariable(3_000, 86_400_000)
+  WEBHOOK_SUBSCRIBER_LEASE_MS = 90_000;
+
   /** How long delivered and dead events are kept; 0: for ever. */
   @IntegerVariable(0)
   WEBHOOK_RETENTION_MS = 604_800_000;
@@ -119,6 +127,7 @@ export const webhookConfig = registerAs('webhook', () => {
     subscriberConcurrency: env.WEBHOOK_SUBSCRIBER_CONCURRENCY,
     circuitFailures: env.WEBHOOK_CIRCUIT_FAILURES,
     pollIntervalMs: env.WEBHOOK_POLL_INTERVAL_MS,
+    subscriberLeaseMs: env.WEBHOOK_SUBSCRIBER_LEASE_MS,
     retentionMs: env.WEBHOOK_RETENTION_MS,
     cleanupIntervalMs: env.WEBHOOK_CLEANUP_INTERVAL_MS,
   };

@@ -1,6 +1,10 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 
-export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
+/**
+ * `unsubscribed`: still pending when no instance was configured with its
+ * subscriber any more; never delivered, kept for the retention.
+ */
+export type DeliveryStatus = 'pending' | 'delivered' | 'dead' | 'unsubscribed';
 
 /**
  * The outbox: one row per event and subscriber, written in the same
@@ -9,7 +13,8 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
  * due at `next_attempt_at`; claiming it for an attempt pushes that time past
  * the attempt's timeout (a lease), so a crashed instance's attempt is taken
  * up again by another. Delivered and dead rows are deleted once older than
- * the retention (WebhookOutboxCleanup), found through their own indexes.
+ * the retention (WebhookOutboxCleanup), found through their own indexes;
+ * so are those of a subscriber no longer configured (`unsubscribed`).
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_due_by_subscriber', ['subscriber', 'nextAttemptAt', 'id'], {
@@ -17,6 +22,7 @@ export type DeliveryStatus = 'pending' | 'delivered' | 'dead';
 })
 @Index('webhook_deliveries_delivered', ['deliveredAt'], { where: `status = 'delivered'` })
 @Index('webhook_deliveries_dead', ['deadAt'], { where: `status = 'dead'` })
+@Index('webhook_deliveries_unsubscribed', ['unsubscribedAt'], { where: `status = 'unsubscribed'` })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
   id!: string;
@@ -69,4 +75,8 @@ export class WebhookDelivery {
   /** When the last attempt failed and the event was given up: its retention counts from here. */
   @Column({ name: 'dead_at', type: 'timestamptz', nullable: true })
   deadAt!: Date | null;
+
+  /** When the event was found pending for a subscriber no longer configured: its retention counts from here. */
+  @Column({ name: 'unsubscribed_at', type: 'timestamptz', nullable: true })
+  unsubscribedAt!: Date | null;
 }

@@ -15,11 +15,15 @@ import { redactUrls } from './webhook-subscribers.js';
 const CLEANUP_BATCH = 1_000;
 
 /**
- * A batch of delivered (then dead) rows past the retention, found through
- * their partial index. `SKIP LOCKED` lets every instance run this at the same
- * time without waiting for each other, or for a row being re-queued.
+ * A batch of delivered (then dead, then unsubscribed) rows past the
+ * retention, found through their partial index. `SKIP LOCKED` lets every
+ * instance run this at the same time without waiting for each other, or for
+ * a row being re-queued.
  */
-function deleteBatchSql(status: 'delivered' | 'dead', column: 'delivered_at' | 'dead_at'): string {
+function deleteBatchSql(
+  status: 'delivered' | 'dead' | 'unsubscribed',
+  column: 'delivered_at' | 'dead_at' | 'unsubscribed_at',
+): string {
   return `
     WITH deleted AS (
       DELETE FROM webhook_deliveries
@@ -37,13 +41,14 @@ function deleteBatchSql(status: 'delivered' | 'dead', column: 'delivered_at' | '
 const DELETE_BATCHES = [
   { text: deleteBatchSql('delivered', 'delivered_at') },
   { text: deleteBatchSql('dead', 'dead_at') },
+  { text: deleteBatchSql('unsubscribed', 'unsubscribed_at') },
 ] as const;
 
 /**
  * Keeps the outbox from growing for ever: every instance deletes, every
- * WEBHOOK_CLEANUP_INTERVAL_MS, the delivered and dead rows older than
- * WEBHOOK_RETENTION_MS (until then they are there to inspect, and dead ones
- * to re-queue). It runs whether or not this instance delivers: rows written
+ * WEBHOOK_CLEANUP_INTERVAL_MS, the delivered, dead and unsubscribed rows
+ * older than WEBHOOK_RETENTION_MS (until then they are there to inspect, and
+ * dead ones to re-queue). It runs whether or not this instance delivers: rows written
  * while subscribers were configured outlive a configuration without them.
  */
 @Injectable()
@@ -73,7 +78,7 @@ export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicati
     await this.running;
   }
 
-  /** Deletes every delivered and dead row past the retention, batch after batch; answers how many. */
+  /** Deletes every delivered, dead and unsubscribed row past the retention, batch after batch; answers how many. */
   async deleteExpired(): Promise<number> {
     const pool = rawQueries(this.dataSource);
     let deleted = 0;
@@ -111,7 +116,9 @@ export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicati
     try {
       const deleted = await this.deleteExpired();
       if (deleted > 0) {
-        this.logger.log(`Deleted ${deleted} delivered or dead webhook deliveries past their retention`);
+        this.logger.log(
+          `Deleted ${deleted} delivered, dead or unsubscribed webhook deliveries past their retention`,
+        );
       }
     } catch (error) {
       // Nothing is lost by waiting: the next run deletes what this one could not.

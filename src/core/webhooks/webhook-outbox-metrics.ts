@@ -10,20 +10,21 @@ import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
 interface Backlog {
   readonly pending: number;
   readonly dead: number;
+  readonly unsubscribed: number;
   readonly oldestPendingAgeSeconds: number;
 }
 
 interface BacklogRow {
   readonly subscriber: string;
-  readonly status: 'pending' | 'dead';
+  readonly status: 'pending' | 'dead' | 'unsubscribed';
   readonly count: number;
   readonly oldest_age_seconds: number | null;
 }
 
 /**
- * Each subscriber's pending and dead rows, and the age of its oldest pending
- * one, in one statement: pending rows are counted through the due index,
- * dead ones through theirs, so a scrape reads only those rows, however many
+ * Each subscriber's pending, dead and unsubscribed rows, and the age of its
+ * oldest pending one, in one statement: each status is counted through its
+ * own partial index, so a scrape reads only those rows, however many
  * delivered ones the table keeps.
  */
 const OUTBOX_STATE_SQL = `
@@ -32,11 +33,14 @@ const OUTBOX_STATE_SQL = `
   FROM webhook_deliveries WHERE status = 'pending' GROUP BY subscriber
   UNION ALL
   SELECT subscriber, 'dead', count(*)::float8, NULL
-  FROM webhook_deliveries WHERE status = 'dead' GROUP BY subscriber`;
+  FROM webhook_deliveries WHERE status = 'dead' GROUP BY subscriber
+  UNION ALL
+  SELECT subscriber, 'unsubscribed', count(*)::float8, NULL
+  FROM webhook_deliveries WHERE status = 'unsubscribed' GROUP BY subscriber`;
 
-const EMPTY: Backlog = { pending: 0, dead: 0, oldestPendingAgeSeconds: 0 };
+const EMPTY: Backlog = { pending: 0, dead: 0, unsubscribed: 0, oldestPendingAgeSeconds: 0 };
 /** What the gauges say when the outbox cannot be read: not a number, rather than a reassuring zero. */
-const UNKNOWN: Backlog = { pending: NaN, dead: NaN, oldestPendingAgeSeconds: NaN };
+const UNKNOWN: Backlog = { pending: NaN, dead: NaN, unsubscribed: NaN, oldestPendingAgeSeconds: NaN };
 
 /**
  * Gauges of the outbox by subscriber, read from the database when Prometheus
@@ -86,6 +90,11 @@ export class WebhookOutboxMetrics {
       (backlog) => backlog.dead,
     );
     gauge(
+      'webhook_outbox_unsubscribed',
+      'Webhook deliveries still pending when their subscriber was configured on no instance any more: never delivered, kept for the retention period',
+      (backlog) => backlog.unsubscribed,
+    );
+    gauge(
       'webhook_outbox_oldest_pending_age_seconds',
       "Age of the subscriber's oldest webhook delivery still waiting to be delivered; 0 when none waits",
       (backlog) => backlog.oldestPendingAgeSeconds,
@@ -93,7 +102,7 @@ export class WebhookOutboxMetrics {
   }
 
   /**
-   * The three gauges are collected together, at each scrape, and share one
+   * The gauges are collected together, at each scrape, and share one
    * statement: the first asks, the others join it while it runs.
    */
   private state(): Promise<Map<string, Backlog>> {
@@ -125,13 +134,13 @@ export class WebhookOutboxMetrics {
       const backlog = backlogs.get(subscriber) ?? { ...EMPTY };
       backlogs.set(
         subscriber,
-        row.status === 'dead'
-          ? { ...backlog, dead: backlog.dead + row.count }
-          : {
+        row.status === 'pending'
+          ? {
               ...backlog,
               pending: backlog.pending + row.count,
               oldestPendingAgeSeconds: Math.max(backlog.oldestPendingAgeSeconds, row.oldest_age_seconds ?? 0),
-            },
+            }
+          : { ...backlog, [row.status]: backlog[row.status] + row.count },
       );
     }
     return backlogs;

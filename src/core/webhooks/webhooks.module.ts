@@ -6,12 +6,20 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookOutbox } from './webhook-outbox.js';
 import { WebhookOutboxCleanup } from './webhook-outbox-cleanup.js';
 import { WebhookOutboxMetrics } from './webhook-outbox-metrics.js';
+import { WebhookSubscriberLease } from './webhook-subscriber-lease.entity.js';
+import { WebhookSubscriberRegistry } from './webhook-subscriber-registry.js';
 
 /** The outbox, its delivery and upkeep; any module enqueues events through WebhookOutbox. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookDelivery])],
-  providers: [WebhookDispatcher, WebhookOutbox, WebhookOutboxCleanup, WebhookOutboxMetrics],
+  imports: [TypeOrmModule.forFeature([WebhookDelivery, WebhookSubscriberLease])],
+  providers: [
+    WebhookDispatcher,
+    WebhookOutbox,
+    WebhookOutboxCleanup,
+    WebhookOutboxMetrics,
+    WebhookSubscriberRegistry,
+  ],
   exports: [WebhookDispatcher, WebhookOutbox],
 })
 export class WebhooksModule {}

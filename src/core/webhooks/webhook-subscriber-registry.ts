@@ -1,0 +1,189 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
+import { type Queryable, rawQueries } from '../database/raw-query.js';
+import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
+
+/** Rows changed per statement: short statements, few row locks at a time. */
+const SWEEP_BATCH = 1_000;
+
+/** This instance's subscribers, leased until now + $2 ms; a longer lease another instance holds stays. */
+const RENEW_SQL = `
+  INSERT INTO webhook_subscribers (subscriber, expires_at)
+  SELECT key, now() + make_interval(secs => $2::double precision / 1000) FROM unnest($1::text[]) AS key
+  ON CONFLICT (subscriber) DO UPDATE
+  SET expires_at = greatest(webhook_subscribers.expires_at, excluded.expires_at)`;
+
+/** The subscribers of pending rows that no instance holds a lease on. */
+const UNLEASED_SQL = `
+  SELECT DISTINCT delivery.subscriber FROM webhook_deliveries AS delivery
+  WHERE delivery.status = 'pending'
+    AND NOT EXISTS (
+      SELECT FROM webhook_subscribers AS lease
+      WHERE lease.subscriber = delivery.subscriber AND lease.expires_at > now()
+    )`;
+
+const LEASED_SQL = `SELECT subscriber FROM webhook_subscribers WHERE subscriber = ANY ($1::text[]) AND expires_at > now()`;
+
+/**
+ * A batch of pending rows that an instance of an earlier release stored
+ * under the subscriber's whole URL ($1), moved to its key ($2).
+ */
+const REKEY_SQL = `
+  WITH rekeyed AS (
+    UPDATE webhook_deliveries AS delivery SET subscriber = $2
+    FROM (
+      SELECT id FROM webhook_deliveries WHERE status = 'pending' AND subscriber = $1
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    ) AS stored
+    WHERE delivery.id = stored.id
+    RETURNING 1
+  )
+  SELECT count(*)::integer AS count FROM rekeyed`;
+
+/**
+ * A batch of pending rows of a subscriber no instance holds a lease on,
+ * marked unsubscribed (and keyed, should they hold a whole URL). The lease is
+ * checked again in the statement: an instance configured with the subscriber
+ * renews its lease before it writes any row, so a row this statement sees
+ * was written after a lease it sees too, and is left alone.
+ */
+const UNSUBSCRIBE_SQL = `
+  WITH marked AS (
+    UPDATE webhook_deliveries AS delivery
+    SET status = 'unsubscribed', unsubscribed_at = now(), subscriber = $2
+    FROM (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND subscriber = $1
+        AND NOT EXISTS (SELECT FROM webhook_subscribers WHERE subscriber = $2 AND expires_at > now())
+      LIMIT $3
+      FOR UPDATE SKIP LOCKED
+    ) AS gone
+    WHERE delivery.id = gone.id
+    RETURNING 1
+  )
+  SELECT count(*)::integer AS count FROM marked`;
+
+/** Leases run out: the subscribers of removed configurations, which no row needs any more. */
+const FORGET_SQL = `DELETE FROM webhook_subscribers WHERE expires_at <= now()`;
+
+/**
+ * Keeps events of a subscriber that was removed from WEBHOOK_URLS from being
+ * delivered, or left pending for ever. Instances may run different
+ * configurations for a while (a rolling update), so no instance decides
+ * alone: each holds a lease on its own subscribers in the database, renewed
+ * every third of WEBHOOK_SUBSCRIBER_LEASE_MS, and any instance marks the
+ * pending events of a subscriber nobody holds a lease on `unsubscribed`:
+ * never delivered, logged once per subscriber, counted by the outbox metrics,
+ * and deleted after the retention like dead ones. Until then, no instance
+ * without the subscriber claims its events anyway (WebhookDispatcher).
+ */
+@Injectable()
+export class WebhookSubscriberRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Webhooks');
+  /** The subscribers this instance has logged as removed. */
+  private readonly reported = new Set<string>();
+  private readonly keys: string[];
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
+  ) {
+    this.keys = config.subscribers.map(({ key }) => key);
+  }
+
+  /** Leases this instance's subscribers before it serves a request, so before it writes an event for any. */
+  async onApplicationBootstrap(): Promise<void> {
+    await this.renew().catch((error: unknown) => this.warn('renew the webhook subscribers’ leases', error));
+    this.timer = setInterval(() => {
+      this.running ??= this.run().finally(() => {
+        this.running = undefined;
+      });
+    }, this.config.subscriberLeaseMs / 3);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Marks the pending events of subscribers no instance is configured with; answers how many, by subscriber. */
+  async sweep(): Promise<Map<string, number>> {
+    const db = rawQueries(this.dataSource);
+    await db.query({ text: FORGET_SQL });
+    const { rows: unleased } = await db.query<{ subscriber: string }>({ text: UNLEASED_SQL });
+    const marked = new Map<string, number>();
+    if (unleased.length === 0) {
+      return marked;
+    }
+    const keys = unleased.map(({ subscriber }) => subscriberLabel(subscriber));
+    const { rows: leased } = await db.query<{ subscriber: string }>({ text: LEASED_SQL, values: [keys] });
+    const configured = new Set(leased.map(({ subscriber }) => subscriber));
+    for (const [index, { subscriber }] of unleased.entries()) {
+      const key = keys[index];
+      if (configured.has(key)) {
+        await inBatches(db, REKEY_SQL, [subscriber, key]);
+      } else {
+        marked.set(key, (marked.get(key) ?? 0) + (await inBatches(db, UNSUBSCRIBE_SQL, [subscriber, key])));
+      }
+    }
+    return marked;
+  }
+
+  private async renew(): Promise<void> {
+    if (this.keys.length > 0) {
+      await rawQueries(this.dataSource).query({
+        text: RENEW_SQL,
+        values: [this.keys, this.config.subscriberLeaseMs],
+      });
+    }
+  }
+
+  private async run(): Promise<void> {
+    try {
+      await this.renew();
+      for (const [subscriber, count] of await this.sweep()) {
+        if (count > 0 && !this.reported.has(subscriber)) {
+          this.reported.add(subscriber);
+          this.logger.warn(
+            `Webhook subscriber ${subscriber} is configured on no instance any more: ${count} pending ` +
+              'event(s) marked unsubscribed, not to be delivered, and kept for WEBHOOK_RETENTION_MS',
+          );
+        }
+      }
+    } catch (error) {
+      // Nothing is lost by waiting: the next run does what this one could not.
+      this.warn('look for removed webhook subscribers', error);
+    }
+  }
+
+  private warn(what: string, error: unknown): void {
+    this.logger.warn(
+      `Could not ${what}: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
+    );
+  }
+}
+
+/** Runs a batch statement until a batch is not full; answers the rows it changed. */
+async function inBatches(db: Queryable, text: string, values: unknown[]): Promise<number> {
+  let total = 0;
+  let count: number;
+  do {
+    ({
+      rows: [{ count }],
+    } = await db.query<{ count: number }>({ text, values: [...values, SWEEP_BATCH] }));
+    total += count;
+  } while (count === SWEEP_BATCH);
+  return total;
+}
