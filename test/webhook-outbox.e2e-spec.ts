@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import request from 'supertest';
 
+import { OUTBOX_METRICS_CACHE_MS } from '../src/core/webhooks/webhook-outbox-metrics.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { failedStart } from './support/service-process.js';
@@ -10,6 +12,8 @@ import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhoo
 import { type TestApp, useTestApp } from './support/app.js';
 
 const SECRET = webhookSecret();
+/** The pending deliveries of the subscriber `insertRows` writes for when it is not told one. */
+const PENDING = 'webhook_outbox_pending{subscriber="http://127.0.0.1:9/hooks"}';
 
 interface Row {
   readonly status: 'pending' | 'delivered' | 'dead' | 'unsubscribed';
@@ -152,7 +156,10 @@ describe('the webhook outbox upkeep', () => {
       { status: 'unsubscribed', subscriber: other, unsubscribed: '1 minute', copies: 4 },
     ]);
 
-    await expect(sample(testApp, `webhook_outbox_pending{subscriber="${one}"}`)).resolves.toBe(3);
+    // Once a reading taken after the rows were written is served, every gauge comes from it.
+    await eventually(
+      async () => (await sample(testApp, `webhook_outbox_pending{subscriber="${one}"}`)) === 3,
+    );
     await expect(sample(testApp, `webhook_outbox_dead{subscriber="${one}"}`)).resolves.toBe(2);
     const age = await sample(testApp, `webhook_outbox_oldest_pending_age_seconds{subscriber="${one}"}`);
     expect(age).toBeGreaterThanOrEqual(90);
@@ -163,17 +170,40 @@ describe('the webhook outbox upkeep', () => {
     await expect(sample(testApp, `webhook_outbox_unsubscribed{subscriber="${one}"}`)).resolves.toBe(0);
   });
 
-  it('still answers the scrape when the outbox cannot be read, with NaN for the outbox gauges', async () => {
-    const pending = 'webhook_outbox_pending{subscriber="http://127.0.0.1:9/hooks"}';
+  it('reads the outbox once a second at most, however often it is scraped', async () => {
     await insertRows(testApp, [{ status: 'pending' }]);
-    await expect(sample(testApp, pending)).resolves.toBe(1);
+    // Past any reading of an earlier test: this scrape reads the outbox.
+    await sleep(OUTBOX_METRICS_CACHE_MS);
+    await expect(sample(testApp, PENDING)).resolves.toBe(1);
+
+    // Within the second, scrapes are served that reading: neither a new row nor a locked
+    // table shows, as no statement is sent.
+    await insertRows(testApp, [{ status: 'pending' }]);
     const blocker = await testApp.db.connect();
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
+      const scrapes = await Promise.all(Array.from({ length: 10 }, () => sample(testApp, PENDING)));
+      expect(scrapes).toStrictEqual(Array(10).fill(1));
+    } finally {
+      await blocker.query('ROLLBACK');
+      blocker.release();
+    }
+    await eventually(async () => (await sample(testApp, PENDING)) === 2, 3_000);
+  });
+
+  it('still answers the scrape when the outbox cannot be read, with NaN for the outbox gauges', async () => {
+    await insertRows(testApp, [{ status: 'pending' }]);
+    await eventually(async () => (await sample(testApp, PENDING)) === 1);
+    const blocker = await testApp.db.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE webhook_deliveries IN ACCESS EXCLUSIVE MODE');
+      // Past the reading above, which scrapes would be served meanwhile.
+      await sleep(OUTBOX_METRICS_CACHE_MS);
 
       const started = Date.now();
-      await expect(sample(testApp, pending)).resolves.toBeNaN();
+      await expect(sample(testApp, PENDING)).resolves.toBeNaN();
       expect(Date.now() - started).toBeLessThan(2_000);
       // The rest of the scrape, with its values: this application has created no plant.
       await expect(sample(testApp, 'plants_created_total')).resolves.toBe(0);
@@ -182,7 +212,7 @@ describe('the webhook outbox upkeep', () => {
       await blocker.query('ROLLBACK');
       blocker.release();
     }
-    await expect(sample(testApp, pending)).resolves.toBe(1);
+    await eventually(async () => (await sample(testApp, PENDING)) === 1, 3_000);
   });
 });
 

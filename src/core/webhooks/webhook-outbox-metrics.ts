@@ -38,14 +38,23 @@ const OUTBOX_STATE_SQL = `
   SELECT subscriber, 'unsubscribed', count(*)::float8, NULL
   FROM webhook_deliveries WHERE status = 'unsubscribed' GROUP BY subscriber`;
 
+/**
+ * How long one reading of the outbox stands for every scrape, as readiness's
+ * ping does: `/metrics` may be public (on the API's port outside
+ * production), and without it each call would cost a statement over the
+ * outbox's indexes.
+ */
+export const OUTBOX_METRICS_CACHE_MS = 1_000;
+
 const EMPTY: Backlog = { pending: 0, dead: 0, unsubscribed: 0, oldestPendingAgeSeconds: 0 };
 /** What the gauges say when the outbox cannot be read: not a number, rather than a reassuring zero. */
 const UNKNOWN: Backlog = { pending: NaN, dead: NaN, unsubscribed: NaN, oldestPendingAgeSeconds: NaN };
 
 /**
  * Gauges of the outbox by subscriber, read from the database when Prometheus
- * scrapes: the table is shared by every instance, so each reports the same
- * figures, and none has to keep them up to date between scrapes. Every
+ * scrapes, once a second at most: the table is shared by every instance, so
+ * each reports the same figures, and none has to keep them up to date
+ * between scrapes. Every
  * configured subscriber has its series, at 0 when nothing waits for it; rows
  * of others (written under an earlier configuration) have theirs too. A
  * database that cannot answer makes them NaN; the scrape itself never fails.
@@ -55,7 +64,7 @@ export class WebhookOutboxMetrics {
   private readonly logger = new Logger('Webhooks');
   /** The subscribers with series: the configured ones, and any the outbox has held since the start. */
   private readonly known: Set<string>;
-  private reading?: Promise<Map<string, Backlog>>;
+  private recent?: { readonly at: number; readonly reading: Promise<Map<string, Backlog>> };
 
   constructor(
     private readonly dataSource: DataSource,
@@ -102,14 +111,16 @@ export class WebhookOutboxMetrics {
   }
 
   /**
-   * The gauges are collected together, at each scrape, and share one
-   * statement: the first asks, the others join it while it runs.
+   * One reading, answered or failed, serves every gauge of every scrape of
+   * the next second; scrapes arriving while it runs wait for it rather than
+   * send their own.
    */
   private state(): Promise<Map<string, Backlog>> {
-    this.reading ??= this.read().finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
+    const now = Date.now();
+    if (!this.recent || now - this.recent.at >= OUTBOX_METRICS_CACHE_MS) {
+      this.recent = { at: now, reading: this.read() };
+    }
+    return this.recent.reading;
   }
 
   private async read(): Promise<Map<string, Backlog>> {
