@@ -197,6 +197,46 @@ describe('metrics on a port of their own (METRICS_PORT)', () => {
   });
 });
 
+describe('metrics in production', () => {
+  const production = { NODE_ENV: 'production', LOG_LEVEL: 'info' };
+
+  it('are not served on the API’s port without METRICS_PORT, and the start says so', async () => {
+    const testApp = await startTestApp(production);
+    try {
+      const response = await request(testApp.server).get('/metrics');
+
+      expect(response.status).toBe(404);
+      expect(response.body).toStrictEqual({ error: 404, message: 'Cannot GET /metrics' });
+      expect(testApp.app.get(MetricsServer).address()).toBeUndefined();
+      const warning = testApp.logs
+        .entries()
+        .find((entry) => String(entry.msg).startsWith('Metrics are not served'));
+      expect(warning).toMatchObject({ level: 'warn', context: 'Metrics' });
+      expect(String(warning?.msg)).toContain('set METRICS_PORT, or METRICS_ON_API_PORT=true');
+    } finally {
+      await testApp.close();
+    }
+  });
+
+  it('are served on METRICS_PORT, and on the API’s port only when the operator asks', async () => {
+    const [onTheirPort, onTheApiPort] = [
+      await startTestApp({ ...production, METRICS_PORT: '0' }),
+      await startTestApp({ ...production, METRICS_ON_API_PORT: 'true' }),
+    ];
+    try {
+      const { port } = onTheirPort.app.get(MetricsServer).address()!;
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(200);
+      await request(onTheirPort.server).get('/metrics').expect(404);
+
+      const response = await request(onTheApiPort.server).get('/metrics').expect(200);
+      expect(response.text).toContain('process_resident_memory_bytes');
+      expect(onTheApiPort.logs.text()).not.toContain('Metrics are not served');
+    } finally {
+      await Promise.all([onTheirPort.close(), onTheApiPort.close()]);
+    }
+  });
+});
+
 describe('the documentation switched off (DOCS_ENABLED=false)', () => {
   const testApp = useTestApp({ DOCS_ENABLED: 'false' });
 

@@ -45,3 +45,28 @@ describe('PUBLIC_URL', () => {
     expect(() => readEnvironment(HttpEnvironment, { PUBLIC_URL: 'http://localhost:8080' })).not.toThrow();
   });
 });
+
+describe('METRICS_ON_API_PORT', () => {
+  it('is off in production unless the operator asks for it, and on elsewhere unless told not', () => {
+    expect(httpSettingsWith({ NODE_ENV: 'production' }).metricsOnApiPort).toBe(false);
+    expect(httpSettingsWith({ NODE_ENV: 'production', METRICS_ON_API_PORT: 'true' }).metricsOnApiPort).toBe(
+      true,
+    );
+    expect(httpSettingsWith({ NODE_ENV: 'development' }).metricsOnApiPort).toBe(true);
+    expect(httpSettingsWith({ NODE_ENV: 'test', METRICS_ON_API_PORT: 'false' }).metricsOnApiPort).toBe(false);
+  });
+
+  it('is refused beside METRICS_PORT, which serves them elsewhere, and when not a boolean', () => {
+    expect(() =>
+      readEnvironment(HttpEnvironment, { METRICS_PORT: '9464', METRICS_ON_API_PORT: 'true' }),
+    ).toThrow(
+      'METRICS_ON_API_PORT=true serves /metrics on the API’s port, METRICS_PORT on a port of its own',
+    );
+    expect(() => readEnvironment(HttpEnvironment, { METRICS_ON_API_PORT: 'yes' })).toThrow(
+      'METRICS_ON_API_PORT must be true or false',
+    );
+    expect(() =>
+      readEnvironment(HttpEnvironment, { METRICS_PORT: '9464', METRICS_ON_API_PORT: 'false' }),
+    ).not.toThrow();
+  });
+});

@@ -1,6 +1,7 @@
 import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional, IsString, IsUrl } from 'class-validator';
 
+import { AppEnvironment } from './app.config.js';
 import {
   BooleanVariable,
   Environment,
@@ -58,9 +59,17 @@ export class HttpEnvironment {
   @BooleanVariable()
   REQUIRE_IF_MATCH = false;
 
-  /** Serve `/metrics` on this port only, away from the API's; unset: on the API's port. */
+  /** Serve `/metrics` on this port only, away from the API's; unset: see METRICS_ON_API_PORT. */
   @IntegerVariable(0, 65535)
   METRICS_PORT?: number;
+
+  /**
+   * Without METRICS_PORT, serve `/metrics` on the API's port. Unset: yes
+   * outside production; no in production, where whatever routes the API's
+   * port (an ingress, a proxy) would expose them, so the operator must ask.
+   */
+  @BooleanVariable()
+  METRICS_ON_API_PORT?: boolean;
 
   /** Serve the Swagger UI and the OpenAPI document (`/docs`, `/openapi.json`, `/openapi.yaml`). */
   @BooleanVariable()
@@ -88,6 +97,11 @@ export class HttpEnvironment {
         "METRICS_PORT must differ from PORT: the metrics' port is one the API's callers cannot reach",
       );
     }
+    if (env.METRICS_PORT !== undefined && env.METRICS_ON_API_PORT === true) {
+      problems.push(
+        'METRICS_ON_API_PORT=true serves /metrics on the API’s port, METRICS_PORT on a port of its own: set one',
+      );
+    }
     problems.push(...publicUrlProblems(env.PUBLIC_URL));
     return problems;
   }
@@ -106,6 +120,7 @@ export const httpConfig = registerAs('http', () => {
     metricsEnabled: env.METRICS_ENABLED,
     requireIfMatch: env.REQUIRE_IF_MATCH,
     metricsPort: env.METRICS_PORT,
+    metricsOnApiPort: env.METRICS_ON_API_PORT ?? readEnvironment(AppEnvironment).NODE_ENV !== 'production',
     docsEnabled: env.DOCS_ENABLED,
     publicUrl: publicUrlOf(env.PUBLIC_URL),
   };

@@ -32,7 +32,17 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.http.metricsEnabled || this.http.metricsPort === undefined) {
+    if (!this.http.metricsEnabled) {
+      return;
+    }
+    if (this.http.metricsPort === undefined) {
+      if (!this.http.metricsOnApiPort) {
+        // Production without a metrics port: closed, rather than open on the API's port.
+        this.logger.warn(
+          'Metrics are not served: with NODE_ENV=production, set METRICS_PORT, ' +
+            'or METRICS_ON_API_PORT=true to serve /metrics on the API’s port',
+        );
+      }
       return;
     }
     const server = createServer((request, response) => this.answer(request, response));

@@ -8,7 +8,8 @@ import { Metrics } from './metrics.js';
 
 /**
  * Prometheus scrapes this; it is no part of the API, so not in the OpenAPI
- * document. With METRICS_PORT set it is served there instead (`MetricsServer`).
+ * document. With METRICS_PORT set it is served there instead (`MetricsServer`);
+ * in production, without METRICS_PORT, only when METRICS_ON_API_PORT asks.
  */
 @Public()
 @ApiExcludeController()
@@ -21,8 +22,12 @@ export class MetricsController {
 
   @Get()
   scrape(@Res({ passthrough: true }) response: Response): Promise<string> {
-    if (!this.config.metricsEnabled || this.config.metricsPort !== undefined) {
-      // Switched off, or served elsewhere: the route answers as if it did not exist.
+    if (
+      !this.config.metricsEnabled ||
+      this.config.metricsPort !== undefined ||
+      !this.config.metricsOnApiPort
+    ) {
+      // Switched off, served elsewhere, or kept off the API's port: the route answers as if it did not exist.
       throw new NotFoundException('Cannot GET /metrics');
     }
     response.setHeader('Content-Type', this.metrics.registry.contentType);
