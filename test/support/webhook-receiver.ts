@@ -30,7 +30,11 @@ export class WebhookReceiver {
   respond: (delivery: ReceivedWebhook, index: number) => number = () => 200;
   private server?: Server;
 
-  constructor(private port = 0) {}
+  constructor(private listeningOn = 0) {}
+
+  get port(): number {
+    return this.listeningOn;
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/hooks/plants`;
@@ -51,8 +55,8 @@ export class WebhookReceiver {
         response.writeHead(this.respond(delivery, this.received.length - 1)).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => this.server!.listen(this.listeningOn, '127.0.0.1', resolve));
+    this.listeningOn = (this.server.address() as AddressInfo).port;
   }
 
   async stop(): Promise<void> {
