@@ -23,14 +23,8 @@ import {
 import type { Response } from 'express';
 
 import { ApiResource } from '../core/openapi/api-resource.decorator.js';
-import { ApiConditionalRead, ApiConditionalWrite } from '../core/openapi/conditional.decorator.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
-import {
-  notModified,
-  entityTag,
-  Preconditions,
-  writePrecondition,
-} from '../core/http/conditional-requests.js';
+import { IfMatch, IfNoneMatch, setETag } from '../core/http/conditional-requests.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
 import { ListPlantsQueryDto, MAX_PAGE_SIZE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
@@ -117,15 +111,14 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
-  @ApiConditionalRead()
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
   async findOne(
     @Param('id', ParseInt64Pipe) id: number | bigint,
-    @Preconditions() preconditions: Preconditions,
+    @IfNoneMatch() ifNoneMatch: IfNoneMatch | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView | globalThis.Response> {
     const plant = await this.plants.findOne(id);
-    return notModified(response, preconditions, plant.version) ?? plantView(plant);
+    return setETag(response, plant.version, ifNoneMatch) ?? plantView(plant);
   }
 
   @Patch(':id')
@@ -151,7 +144,6 @@ export class PlantsController {
     },
   })
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant as it is now, with its id' })
-  @ApiConditionalWrite()
   @ApiErrorResponses(
     HttpStatus.BAD_REQUEST,
     PLANT_NOT_FOUND,
@@ -161,11 +153,11 @@ export class PlantsController {
   async update(
     @Param('id', ParseInt64Pipe) id: number | bigint,
     @Body() patch: PlantPatchDto,
-    @Preconditions() preconditions: Preconditions,
+    @IfMatch() ifMatch: IfMatch | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView> {
-    const plant = await this.plants.update(id, patch, writePrecondition(preconditions));
-    response.setHeader('ETag', entityTag(plant.version));
+    const plant = await this.plants.update(id, patch, ifMatch);
+    setETag(response, plant.version);
     return plantView(plant);
   }
 
@@ -180,13 +172,12 @@ export class PlantsController {
   })
   @ApiParam(ID_PARAMETER)
   @ApiNoContentResponse({ description: 'Deleted' })
-  @ApiConditionalWrite()
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
   remove(
     @Param('id', ParseInt64Pipe) id: number | bigint,
-    @Preconditions() preconditions: Preconditions,
+    @IfMatch() ifMatch: IfMatch | undefined,
   ): Promise<void> {
-    return this.plants.remove(id, writePrecondition(preconditions));
+    return this.plants.remove(id, ifMatch);
   }
 }
 

@@ -4,7 +4,7 @@ import type { Context } from '@opentelemetry/api';
 import { type EntityManager, In, Repository } from 'typeorm';
 
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
-import { deleteIfMatch, type WritePrecondition } from '../core/database/if-match.js';
+import { deleteIfMatch, type IfMatch } from '../core/database/if-match.js';
 import { ReadReplicas } from '../core/database/read-replicas.js';
 import { PreconditionFailedError } from '../core/errors/domain-error.js';
 import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
@@ -99,25 +99,21 @@ export class PlantsRepository {
   }
 
   /** Empty changes leave even the version alone: the plant is only read, from the primary, and checked. */
-  async update(
-    id: string,
-    changes: PlantChanges,
-    precondition?: WritePrecondition,
-  ): Promise<StoredPlant | null> {
+  async update(id: string, changes: PlantChanges, ifMatch?: IfMatch): Promise<StoredPlant | null> {
     if (changes.name !== undefined || changes.tag !== undefined) {
-      return this.updates.load({ id, changes, precondition });
+      return this.updates.load({ id, changes, ifMatch });
     }
     const [plant] = await this.plants.manager.query<StoredPlant[]>(BY_IDS_SQL, [[id]]);
-    if (plant && precondition && !precondition.versions.includes(plant.version)) {
+    if (plant && ifMatch && !ifMatch.versions.includes(plant.version)) {
       throw new PreconditionFailedError();
     }
     return plant ?? null;
   }
 
-  /** Deletes the plant if it is at one of the precondition's versions, recording `plant.deleted`. */
-  remove(id: string, precondition?: WritePrecondition): Promise<boolean> {
+  /** Deletes the plant if it is at one of the versions `If-Match` names, recording `plant.deleted`. */
+  remove(id: string, ifMatch?: IfMatch): Promise<boolean> {
     return this.write(async (manager) => {
-      const plant = await deleteIfMatch(manager, Plant, { id }, precondition);
+      const plant = await deleteIfMatch(manager, Plant, { id }, ifMatch);
       if (plant) {
         await this.outbox.enqueue(manager, 'plant.deleted', { id: plantView(plant).id });
       }
@@ -268,7 +264,7 @@ export class PlantsRepository {
       UPDATE_SQL,
       [
         batch.map(({ id }) => id),
-        batch.map(({ precondition }) => (precondition ? `{${precondition.versions.join(',')}}` : null)),
+        batch.map(({ ifMatch }) => (ifMatch ? `{${ifMatch.versions.join(',')}}` : null)),
         batch.map(({ changes }) => changes.name !== undefined),
         batch.map(({ changes }) => changes.name ?? null),
         batch.map(({ changes }) => changes.tag !== undefined),
@@ -305,7 +301,7 @@ interface PageStart {
 interface PendingUpdate {
   readonly id: string;
   readonly changes: PlantChanges;
-  readonly precondition?: WritePrecondition;
+  readonly ifMatch?: IfMatch;
 }
 
 const BY_IDS_SQL = `SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[])`;

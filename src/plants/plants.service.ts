@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 
-import type { WritePrecondition } from '../core/database/if-match.js';
+import type { IfMatch } from '../core/database/if-match.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
@@ -60,21 +60,17 @@ export class PlantsService {
   }
 
   /** An empty patch changes nothing, not even the version, and announces nothing. */
-  async update(
-    id: number | bigint,
-    patch: PlantPatchDto,
-    precondition?: WritePrecondition,
-  ): Promise<StoredPlant> {
+  async update(id: number | bigint, patch: PlantPatchDto, ifMatch?: IfMatch): Promise<StoredPlant> {
     const key = String(id);
-    const plant = await this.plants.update(key, patchChanges(patch, id), precondition);
+    const plant = await this.plants.update(key, patchChanges(patch, id), ifMatch);
     if (!plant) {
       throw new PlantNotFoundError(key);
     }
     return plant;
   }
 
-  async remove(id: number | bigint, precondition?: WritePrecondition): Promise<void> {
-    if (!(await this.plants.remove(String(id), precondition))) {
+  async remove(id: number | bigint, ifMatch?: IfMatch): Promise<void> {
+    if (!(await this.plants.remove(String(id), ifMatch))) {
       throw new PlantNotFoundError(String(id));
     }
   }

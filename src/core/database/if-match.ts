@@ -8,13 +8,13 @@ import type {
 
 import { PreconditionFailedError } from '../errors/domain-error.js';
 
-/** The versions of the request's `If-Match` tags (`writePrecondition`); none matches no row. */
-export interface WritePrecondition {
+/** The versions the request's `If-Match` names (`@IfMatch()`); none matches no row. */
+export interface IfMatch {
   readonly versions: readonly number[];
 }
 
 /**
- * Updates the row if it is at one of the precondition's versions (any without one); `null` when there
+ * Updates the row if it is at one of the versions `If-Match` names (any without one); `null` when there
  * is no row, `PreconditionFailedError` at another version. The check sits in the `UPDATE`'s own
  * `WHERE`, which PostgreSQL evaluates again on a row it waited for, so of two writers with one
  * `If-Match` only one wins. Without changes nothing changes, not even the version.
@@ -24,17 +24,17 @@ export async function updateIfMatch<E extends ObjectLiteral>(
   target: EntityTarget<E>,
   where: FindOptionsWhere<E>,
   changes: QueryDeepPartialEntity<E>,
-  precondition?: WritePrecondition,
+  ifMatch?: IfMatch,
 ): Promise<E | null> {
   if (Object.keys(changes).length === 0) {
     const row = await manager.findOneBy(target, where);
-    if (row && precondition && !precondition.versions.includes(versionOf(manager, target, row))) {
+    if (row && ifMatch && !ifMatch.versions.includes(versionOf(manager, target, row))) {
       throw new PreconditionFailedError();
     }
     return row;
   }
   const query = manager.createQueryBuilder().update(target).set(changes);
-  return changedRow(manager, target, where, precondition, query);
+  return changedRow(manager, target, where, ifMatch, query);
 }
 
 /** Deletes as `updateIfMatch` updates, the `DELETE` checking the version; answers the row deleted. */
@@ -42,9 +42,9 @@ export function deleteIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<E>,
   where: FindOptionsWhere<E>,
-  precondition?: WritePrecondition,
+  ifMatch?: IfMatch,
 ): Promise<E | null> {
-  return changedRow(manager, target, where, precondition, manager.createQueryBuilder().delete().from(target));
+  return changedRow(manager, target, where, ifMatch, manager.createQueryBuilder().delete().from(target));
 }
 
 interface ChangeQuery {
@@ -58,16 +58,16 @@ async function changedRow<E extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<E>,
   where: FindOptionsWhere<E>,
-  precondition: WritePrecondition | undefined,
+  ifMatch: IfMatch | undefined,
   query: ChangeQuery,
 ): Promise<E | null> {
-  if (precondition?.versions.length === 0) {
+  if (ifMatch?.versions.length === 0) {
     return absentOrStale(manager, target, where);
   }
   query.where(where);
-  if (precondition) {
+  if (ifMatch) {
     const version = versionColumn(manager, target).databaseName;
-    query.andWhere(`"${version}" IN (:...ifMatchVersions)`, { ifMatchVersions: precondition.versions });
+    query.andWhere(`"${version}" IN (:...ifMatchVersions)`, { ifMatchVersions: ifMatch.versions });
   }
   const { raw } = await query.returning('*').execute();
   const [row] = raw as ObjectLiteral[];

@@ -1,17 +1,15 @@
 import { BadRequestException, createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
-import type { WritePrecondition } from '../database/if-match.js';
+import type { IfMatch as IfMatchVersions } from '../database/if-match.js';
 import { PreconditionRequiredError } from '../errors/domain-error.js';
+import { ApiConditionalRead, ApiConditionalWrite } from '../openapi/conditional.decorator.js';
 
 /**
- * Conditional requests (RFC 9110, section 13) on records that declare a
- * version column: the version is the record's strong ETag, `"<version>"`.
- * A controller reads the request's conditions with `@Preconditions()`,
- * answers a versioned read with `notModified` (ETag, 304) and passes
- * `writePrecondition(…)` to `updateIfMatch`/`deleteIfMatch`, whose one
- * statement checks it; the document learns of all this from
- * `@ApiConditionalRead()` and `@ApiConditionalWrite()`.
+ * Conditional requests (RFC 9110, section 13) on records with a `@VersionColumn()`: the version is
+ * the record's strong ETag, `"<version>"`. A handler takes `@IfMatch()` to pass to `updateIfMatch`
+ * or `deleteIfMatch`, and `@IfNoneMatch()` to pass to `setETag`; each documents its header and
+ * answers in the OpenAPI document.
  */
 
 /** The Express setting (`app.set`) that says whether changes need `If-Match`: `REQUIRE_IF_MATCH`. */
@@ -23,59 +21,71 @@ export interface EntityTag {
   readonly weak: boolean;
 }
 
-/** A condition's value: `*` (any current representation), or the tags listed. */
-export type EntityTagCondition = '*' | readonly EntityTag[];
+/** `If-None-Match`: `*` (any current representation), or the tags listed. */
+export type IfNoneMatch = '*' | readonly EntityTag[];
 
-/** The request's conditions, as `@Preconditions()` hands them over; absent headers are undefined. */
-export interface Preconditions {
-  readonly ifMatch?: EntityTagCondition;
-  readonly ifNoneMatch?: EntityTagCondition;
+/** `If-Match`, as `updateIfMatch` and `deleteIfMatch` check it: the versions its strong tags name. */
+export type IfMatch = IfMatchVersions;
+
+/** A parameter decorator's enhancer that applies a method decorator to the handler. */
+function describedBy(decorator: MethodDecorator): ParameterDecorator {
+  return (target, key) => {
+    if (key !== undefined) {
+      decorator(target, key, Object.getOwnPropertyDescriptor(target, key)!);
+    }
+  };
 }
-
-/** The strong ETag of a record at this version. */
-export function entityTag(version: number): string {
-  return `"${version}"`;
-}
-
-/** Methods that change a record, to which `REQUIRE_IF_MATCH` applies. */
-const CHANGES = new Set(['PATCH', 'DELETE', 'PUT']);
-
-/** Shared by every request that sends neither header: nothing to parse, nothing made. */
-const NO_PRECONDITIONS: Preconditions = Object.freeze({});
 
 /**
- * The request's `If-Match` and `If-None-Match`, parsed; a malformed one
- * answers 400. A change (PATCH, DELETE) without `If-Match` answers 428 when
- * the service requires it (`REQUIRE_IF_MATCH`).
+ * The request's `If-Match` (400 when malformed): undefined without one or with `*` (any existing
+ * record will do; a missing one is 404 either way). Without one, 428 when the service requires it
+ * (`REQUIRE_IF_MATCH`). Documents the header, 412 and 428.
  */
-export const Preconditions = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Preconditions =>
-    // The request itself, without switchToHttp(), which makes three functions on every call.
-    readPreconditions(context.getArgByIndex<Request>(0)),
+export const IfMatch = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): IfMatch | undefined =>
+    readIfMatch(context.switchToHttp().getRequest<Request>()),
+  [describedBy(ApiConditionalWrite())],
 );
 
-export function readPreconditions(request: Request): Preconditions {
-  const ifMatch = request.headers['if-match'];
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (ifMatch === undefined) {
-    if (CHANGES.has(request.method) && request.app.get(REQUIRE_IF_MATCH_SETTING) === true) {
+/** The request's `If-None-Match` (400 when malformed), for `setETag`. Documents the header and 304. */
+export const IfNoneMatch = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): IfNoneMatch | undefined => {
+    const value = context.switchToHttp().getRequest<Request>().headers['if-none-match'];
+    return value === undefined ? undefined : parseCondition('If-None-Match', value);
+  },
+  [describedBy(ApiConditionalRead())],
+);
+
+/** The largest version a version column (`integer`) holds. */
+const MAX_VERSION = 2 ** 31 - 1;
+
+/** Strong tags compared strongly: a weak tag, or one this service never made, matches nothing (412). */
+export function readIfMatch(request: Request): IfMatch | undefined {
+  const header = request.headers['if-match'];
+  if (header === undefined) {
+    if (request.app.get(REQUIRE_IF_MATCH_SETTING) === true) {
       throw new PreconditionRequiredError();
     }
-    if (ifNoneMatch === undefined) {
-      return NO_PRECONDITIONS;
+    return undefined;
+  }
+  const condition = parseCondition('If-Match', header);
+  if (condition === '*') {
+    return undefined;
+  }
+  const versions: number[] = [];
+  for (const tag of condition) {
+    if (!tag.weak && /^[1-9]\d{0,9}$/.test(tag.opaque) && Number(tag.opaque) <= MAX_VERSION) {
+      versions.push(Number(tag.opaque));
     }
   }
-  return {
-    ifMatch: ifMatch === undefined ? undefined : parseCondition('If-Match', ifMatch),
-    ifNoneMatch: ifNoneMatch === undefined ? undefined : parseCondition('If-None-Match', ifNoneMatch),
-  };
+  return { versions };
 }
 
 /** `etagc` of RFC 9110: visible ASCII but `"`, and obs-text. */
 const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
 
 /** `*`, or a comma-separated list of entity tags (empty elements allowed, as in any HTTP list). */
-export function parseCondition(header: string, value: string): EntityTagCondition {
+export function parseCondition(header: string, value: string): IfNoneMatch {
   const trimmed = value.trim();
   if (trimmed === '*') {
     return '*';
@@ -99,48 +109,29 @@ export function parseCondition(header: string, value: string): EntityTagConditio
 }
 
 /**
- * Answers a versioned read: sets `ETag`, and when `If-None-Match` names this
- * version (weakly, or `*`), answers the 304 Not Modified the handler returns
- * in place of the record (a web `Response`, which Nest sends as it is, the
- * headers set so far kept):
+ * Sets the `ETag` of a record at this version. Given the request's `If-None-Match`, answers the
+ * 304 Not Modified to return in place of the record when it names this version (weakly, or `*`):
+ * a web `Response`, which Nest sends as it is, with the headers set so far.
  *
  * ```ts
- * return notModified(response, preconditions, plant.version) ?? plantView(plant);
+ * return setETag(response, plant.version, ifNoneMatch) ?? plantView(plant);
  * ```
  */
-export function notModified(
+export function setETag(response: Response, version: number): void;
+export function setETag(
   response: Response,
-  preconditions: Preconditions,
   version: number,
+  ifNoneMatch: IfNoneMatch | undefined,
+): globalThis.Response | undefined;
+export function setETag(
+  response: Response,
+  version: number,
+  ifNoneMatch?: IfNoneMatch,
 ): globalThis.Response | undefined {
-  response.setHeader('ETag', entityTag(version));
-  const { ifNoneMatch } = preconditions;
+  response.setHeader('ETag', `"${version}"`);
   const opaque = String(version);
   if (ifNoneMatch === '*' || ifNoneMatch?.some((tag) => tag.opaque === opaque)) {
     return new globalThis.Response(null, { status: 304 });
   }
   return undefined;
-}
-
-/** The largest version a version column (`integer`) holds. */
-const MAX_VERSION = 2 ** 31 - 1;
-
-/**
- * What `updateIfMatch` and `deleteIfMatch` check for `If-Match`: nothing without it or with `*`
- * (any existing record will do: a missing one is 404 either way); else the
- * versions of its strong tags, compared strongly, so a weak tag or one this
- * service never made matches nothing (412).
- */
-export function writePrecondition(preconditions: Preconditions): WritePrecondition | undefined {
-  const { ifMatch } = preconditions;
-  if (ifMatch === undefined || ifMatch === '*') {
-    return undefined;
-  }
-  const versions: number[] = [];
-  for (const tag of ifMatch) {
-    if (!tag.weak && /^[1-9]\d{0,9}$/.test(tag.opaque) && Number(tag.opaque) <= MAX_VERSION) {
-      versions.push(Number(tag.opaque));
-    }
-  }
-  return { versions };
 }

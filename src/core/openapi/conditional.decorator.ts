@@ -30,10 +30,7 @@ function entityTagList(description: string) {
   } as const;
 }
 
-/**
- * A read of a versioned record (`notModified`): `ETag` on its 200, and
- * 304 Not Modified when `If-None-Match` names the current version.
- */
+/** What `@IfNoneMatch()` adds: `ETag` on the 200, and 304 when `If-None-Match` names the current version. */
 export function ApiConditionalRead(): MethodDecorator {
   return applyDecorators(
     ApiHeader({
@@ -51,11 +48,7 @@ export function ApiConditionalRead(): MethodDecorator {
   );
 }
 
-/**
- * A change of a versioned record (`writePrecondition`): `If-Match`, 412 when
- * the record is at another version, 428 when the service requires If-Match
- * and none was sent; and `ETag` on its 200, if it answers one.
- */
+/** What `@IfMatch()` adds: the header, 412 and 428, and `ETag` on the 200 if there is one. */
 export function ApiConditionalWrite(): MethodDecorator {
   return applyDecorators(
     ApiHeader({

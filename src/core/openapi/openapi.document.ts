@@ -7,6 +7,7 @@ import {
   type ParameterObject,
   type PathItemObject,
   type ReferenceObject,
+  type RequestBodyObject,
   type ResponsesObject,
   type SchemaObject,
   SwaggerModule,
@@ -24,7 +25,6 @@ import { errorResponseObject, GUARDED_ERROR_STATUSES } from '../errors/api-error
 import { ErrorDto } from '../errors/error.dto.js';
 import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
-import { isClosedSchema } from './closed-schema.decorator.js';
 import { ETAG_HEADER, ETAG_RESPONSE_KEY } from './conditional.decorator.js';
 import { boundIntegers } from './integer-bounds.js';
 import { openApiYaml } from './openapi-yaml.js';
@@ -193,11 +193,7 @@ export function buildOpenApiDocument(app: INestApplication, server = DEFAULT_SER
   documentPlatformErrors(document, routes.guarded);
   documentEntityTags(document, routes.tagged);
   documentPlatformHeaders(document, accessByOperation(routes.guarded));
-  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
-    if (isClosedSchema(name) && !('$ref' in schema)) {
-      schema.additionalProperties = false;
-    }
-  }
+  closeRequestBodies(document);
   document.webhooks = jsonCopy(PLANT_WEBHOOKS);
   boundIntegers(document);
   // Public: the document is meant for every client (OWASP's inventory rule asks each server to say so).
@@ -251,6 +247,25 @@ function forThisPage(document: OpenAPIObject): OpenAPIObject {
 
 function jsonCopy<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
+}
+
+/**
+ * `additionalProperties: false` on every request body's schema: the `ValidationPipe` refuses the
+ * properties a DTO does not declare (400).
+ */
+function closeRequestBodies(document: OpenAPIObject): void {
+  const schemas = document.components?.schemas ?? {};
+  for (const pathItem of Object.values(document.paths)) {
+    for (const operation of Object.values(pathItem as Record<string, OperationObject | undefined>)) {
+      const body = operation?.requestBody as RequestBodyObject | undefined;
+      for (const { schema } of Object.values(body?.content ?? {})) {
+        const closed = schema && '$ref' in schema ? schemas[schema.$ref.split('/').pop()!] : undefined;
+        if (closed && !('$ref' in closed)) {
+          closed.additionalProperties = false;
+        }
+      }
+    }
+  }
 }
 
 /** Whether each documented operation is guarded, and the scopes it needs, by its path and method. */
@@ -318,7 +333,7 @@ function inventory(app: INestApplication): {
 
 /**
  * Adds the `ETag` header to the 200 of every operation that declares it
- * answers one (`@ApiConditionalRead()`, `@ApiConditionalWrite()`): Swagger
+ * answers one (`@IfNoneMatch()`, `@IfMatch()`): Swagger
  * keeps one declaration per status, and the 200 is the controller's own.
  */
 function documentEntityTags(

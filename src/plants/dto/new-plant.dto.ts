@@ -1,6 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
-import { ApiClosedSchema } from '../../core/openapi/closed-schema.decorator.js';
 import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../core/validation/constraints.js';
 import {
   PLANT_ID_DESCRIPTION,
@@ -11,7 +10,7 @@ import {
 } from './plant-fields.js';
 
 /** class-validator checks a property's rules from the bottom up: presence first, then the value. */
-@ApiClosedSchema({ name: 'NewPlant', description: 'The payload used to create a plant' })
+@ApiSchema({ name: 'NewPlant', description: 'The payload used to create a plant' })
 export class NewPlantDto {
   @ApiProperty({ type: 'integer', format: 'int64', description: PLANT_ID_DESCRIPTION, example: 10 })
   @IsInt64()

@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
 
-import { ApiClosedSchema } from '../../core/openapi/closed-schema.decorator.js';
 import { IsInt64, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
 import {
   PLANT_ID_DESCRIPTION,
@@ -12,7 +11,7 @@ import {
 } from './plant-fields.js';
 
 /** A JSON Merge Patch of a plant (see `merge-patch.ts`): a create's rules, every property optional. */
-@ApiClosedSchema({
+@ApiSchema({
   name: 'PlantPatch',
   description:
     'A JSON Merge Patch (RFC 7396) of a plant: the properties sent are set, `"tag": null` removes the tag, ' +
