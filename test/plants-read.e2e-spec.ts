@@ -300,5 +300,36 @@ describe('reading and deleting plants', () => {
         204,
       );
     });
+
+    it('lets a write-only token see no more than it writes: POST echoes it, PATCH needs plants:read too', async () => {
+      await seed(['10', 'Hidden', 'secret-tag']);
+      const writer = `Bearer ${await issuer.token({ scope: 'plants:write' })}`;
+      const both = `Bearer ${await issuer.token({ scope: 'plants:read plants:write' })}`;
+
+      const created = await request(testApp.server)
+        .post('/plants')
+        .set('Authorization', writer)
+        .send({ id: 11, name: 'Mine' });
+      expect(created.status).toBe(200);
+      expect(created.body).toStrictEqual({ name: 'Mine' });
+
+      const peek = await request(testApp.server).patch('/plants/10').set('Authorization', writer).send({});
+      expect(peek.status).toBe(403);
+      expect(peek.headers['www-authenticate']).toContain('scope="plants:read"');
+      expect(JSON.stringify(peek.body)).not.toContain('Hidden');
+      const renamed = await request(testApp.server)
+        .patch('/plants/10')
+        .set('Authorization', writer)
+        .send({ name: 'Renamed' });
+      expect(renamed.status).toBe(403);
+      await expect(get('/plants/10').then((res) => res.body as unknown)).resolves.toStrictEqual({
+        id: 10,
+        name: 'Hidden',
+        tag: 'secret-tag',
+      });
+
+      const patched = await request(testApp.server).patch('/plants/10').set('Authorization', both).send({});
+      expect(patched.status).toBe(200);
+    });
   });
 });

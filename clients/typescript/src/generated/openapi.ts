@@ -1186,14 +1186,14 @@ export interface operations {
                     "RateLimit-Policy": components["headers"]["NotCounted"];
                     RateLimit: components["headers"]["NotCounted"];
                     /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
-                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:write\"";
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:read\"" | "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"plants:write\"";
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
                      *       "error": 403,
-                     *       "message": "The bearer token lacks the plants:write scope"
+                     *       "message": "The bearer token lacks the plants:read scope"
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
