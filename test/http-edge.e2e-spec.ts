@@ -89,6 +89,50 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
   });
 });
 
+describe('Expect: 100-continue', () => {
+  const testApp = useTestApp();
+
+  /** Sends the head alone, then the body once the service says `100 Continue`; answers all it read. */
+  function expectContinue(contentLength: number, body: string): Promise<string> {
+    const { port } = new URL(testApp.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /plants HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n' +
+            `Authorization: ${AUTH.Authorization}\r\nContent-Type: application/json\r\n` +
+            `Content-Length: ${contentLength}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+      });
+      let received = '';
+      let sent = false;
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+        if (received.startsWith('HTTP/1.1 100 Continue\r\n\r\n') && !sent) {
+          sent = true;
+          socket.write(body);
+        }
+      });
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+    });
+  }
+
+  it('asks for a body within the limit, and answers it', async () => {
+    const body = JSON.stringify(newPlant());
+    const answer = await expectContinue(Buffer.byteLength(body), body);
+
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n/);
+  });
+
+  it('answers 413 to a body over the limit at once, without asking for it', async () => {
+    const answer = await expectContinue(10_000_000_000, '');
+
+    expect(answer).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(answer).not.toContain('100 Continue');
+    expect(answer).toContain('{"error":413,"message":"Request body is larger than 16384 bytes"}');
+  });
+});
+
 describe('HTTP server timeouts', () => {
   const testApp = useTestApp({ HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000' });
 
