@@ -11,7 +11,9 @@ import { AUTH } from './support/factories.js';
  * reads at once.
  */
 describe('reads under concurrency', () => {
-  const testApp = useTestApp();
+  // 50 deletes at once share the pool's 10 connections: on a machine busy with other suites,
+  // the last could wait past the default 500 ms for one (503), which is not what is tested here.
+  const testApp = useTestApp({ DATABASE_CONNECT_TIMEOUT_MS: '5000' });
 
   const seed = (ids: number[]) =>
     testApp.db.query(
