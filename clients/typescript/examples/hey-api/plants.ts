@@ -3,8 +3,9 @@
  * the client @hey-api/openapi-ts generated (./generated), its int64s made
  * exact by ./exact-int64.ts; and shows what the same client loses without
  * it. Against a running service, with Node.js 22.18 or later (which runs
- * TypeScript as it is):
+ * TypeScript as it is), once the client is generated (it is not committed):
  *
+ *   npm run generate:example --workspace @plant-store/client
  *   PLANT_STORE_URL=http://127.0.0.1:3000 PLANT_STORE_TOKEN=$(cat .data/auth/dev-token) \
  *     node clients/typescript/examples/hey-api/plants.ts
  */
