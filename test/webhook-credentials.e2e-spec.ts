@@ -3,13 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 
 import { KeyWebhookSubscribers1795900000001 } from '../src/core/webhooks/migrations/1795900000001-KeyWebhookSubscribers.js';
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { type TestApp, useTestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
-import { AUTH, newPlant } from './support/factories.js';
+import { createPlants } from './support/factories.js';
 import { freePort } from './support/service-process.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
+import { WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 
 const secret = (name: string) => `${name}-${randomBytes(8).toString('hex')}`;
 const PASSWORD = secret('password');
@@ -41,50 +39,30 @@ function expectNoSecretIn(text: string): void {
 }
 
 describe('credentials in WEBHOOK_URLS', () => {
-  let receiver: WebhookReceiver;
+  const receiver = new WebhookReceiver();
+  receiver.respond = (delivery) => (delivery.headers.authorization === basic('alice', PASSWORD) ? 200 : 401);
   let downPort: number;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    downPort = await freePort();
-    await receiver.start();
-    receiver.respond = (delivery) =>
-      delivery.headers.authorization === basic('alice', PASSWORD) ? 200 : 401;
-    testApp = await startTestApp({
-      WEBHOOK_URLS: [
-        `http://alice:${PASSWORD}@127.0.0.1:${receiver.port}/hooks/plants?token=${QUERY_SECRET}`,
-        // Nothing listens there: its events die, and are logged with their last failure.
-        `http://bob:${OTHER_PASSWORD}@127.0.0.1:${downPort}/hooks/down?token=${QUERY_SECRET}`,
-      ].join(','),
-      WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
-      WEBHOOK_POLL_INTERVAL_MS: '50',
-      WEBHOOK_BACKOFF_BASE_MS: '50',
-      WEBHOOK_MAX_ATTEMPTS: '2',
-      LOG_LEVEL: 'trace',
-    });
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const testApp = useTestApp(
+    async () => {
+      downPort = await freePort();
+      return {
+        WEBHOOK_URLS: [
+          `http://alice:${PASSWORD}@127.0.0.1:${receiver.port}/hooks/plants?token=${QUERY_SECRET}`,
+          // Nothing listens there: its events die, and are logged with their last failure.
+          `http://bob:${OTHER_PASSWORD}@127.0.0.1:${downPort}/hooks/down?token=${QUERY_SECRET}`,
+        ].join(','),
+        WEBHOOK_SECRET: webhookSecret(),
+        WEBHOOK_POLL_INTERVAL_MS: '50',
+        WEBHOOK_BACKOFF_BASE_MS: '50',
+        WEBHOOK_MAX_ATTEMPTS: '2',
+        LOG_LEVEL: 'trace',
+      };
+    },
+    { servers: [receiver] },
+  );
 
   it('sends them as Basic authorization, and no row, log line or metric holds them', async () => {
-    for (let created = 0; created < 3; created++) {
-      const response = await fetch(`${testApp.url}/plants`, {
-        method: 'POST',
-        headers: { ...AUTH, 'Content-Type': 'application/json' },
-        body: JSON.stringify(newPlant()),
-      });
-      expect(response.status).toBe(200);
-    }
+    await createPlants(testApp.url, 3);
 
     await eventually(async () => {
       const { rows } = await testApp.db.query<{ status: string }>('SELECT status FROM webhook_deliveries');

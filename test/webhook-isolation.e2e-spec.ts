@@ -1,56 +1,24 @@
-import { randomBytes } from 'node:crypto';
-
-import { startTestApp, type TestApp } from './support/app.js';
-import { closeAll } from './support/cleanup.js';
-import { truncateAll } from './support/database.js';
+import { useTestApp } from './support/app.js';
 import { eventually } from './support/eventually.js';
-import { AUTH, newPlant } from './support/factories.js';
-import { freePort } from './support/service-process.js';
-import { StalledReceiver, WebhookReceiver } from './support/webhook-receiver.js';
+import { createPlants } from './support/factories.js';
+import { StalledReceiver, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 
-const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+const SECRET = webhookSecret();
 const CHANGES = 300;
 
-/** Creates `count` plants, `concurrency` requests at a time; answers when the last has been answered. */
-async function createPlants(testApp: TestApp, count: number, concurrency = 10): Promise<void> {
-  for (let done = 0; done < count; done += concurrency) {
-    await Promise.all(
-      Array.from({ length: Math.min(concurrency, count - done) }, async () => {
-        const response = await fetch(`${testApp.url}/plants`, {
-          method: 'POST',
-          headers: { ...AUTH, 'Content-Type': 'application/json' },
-          body: JSON.stringify(newPlant()),
-        });
-        expect(response.status).toBe(200);
-      }),
-    );
-  }
-}
-
 describe('webhook delivery beside a subscriber that never answers', () => {
-  let healthy: WebhookReceiver;
-  let stalled: StalledReceiver;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    healthy = new WebhookReceiver(await freePort());
-    stalled = new StalledReceiver(await freePort());
-    await Promise.all([healthy.start(), stalled.start()]);
-    // The default timeout (5 s) and poll interval: as an operator runs it.
-    testApp = await startTestApp({ WEBHOOK_URLS: `${stalled.url},${healthy.url}`, WEBHOOK_SECRET: SECRET });
-    await truncateAll(testApp.db);
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => healthy?.stop(),
-      () => stalled?.stop(),
-    );
-  });
+  const healthy = new WebhookReceiver();
+  const stalled = new StalledReceiver();
+  // The default timeout (5 s) and poll interval: as an operator runs it.
+  const testApp = useTestApp(
+    () => ({ WEBHOOK_URLS: `${stalled.url},${healthy.url}`, WEBHOOK_SECRET: SECRET }),
+    {
+      servers: [healthy, stalled],
+    },
+  );
 
   it(`delivers ${CHANGES} changes to the healthy subscriber within 15 s of the last`, async () => {
-    await createPlants(testApp, CHANGES);
+    await createPlants(testApp.url, CHANGES, 10);
     const lastChange = Date.now();
 
     const delivered = () => new Set(healthy.received.map((delivery) => delivery.headers['webhook-id']));
@@ -77,39 +45,27 @@ describe('webhook delivery beside a subscriber that never answers', () => {
 });
 
 describe('a subscriber that fails for a while', () => {
-  let receiver: WebhookReceiver;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    await receiver.start();
-    // Without a circuit breaker, each event would be given up after 4 attempts, about
-    // 0.7 s after its first: well within the 1.5 s the receiver fails below.
-    testApp = await startTestApp({
-      WEBHOOK_URLS: receiver.url,
-      WEBHOOK_SECRET: SECRET,
+  const receiver = new WebhookReceiver();
+  // Without a circuit breaker, each event would be given up after 4 attempts, about
+  // 0.7 s after its first: well within the 1.5 s the receiver fails below.
+  const testApp = useTestApp(
+    () => ({
+      ...receiver.serviceEnv(SECRET),
       WEBHOOK_POLL_INTERVAL_MS: '50',
       WEBHOOK_BACKOFF_BASE_MS: '100',
       WEBHOOK_BACKOFF_MAX_MS: '400',
       WEBHOOK_MAX_ATTEMPTS: '4',
       WEBHOOK_CIRCUIT_FAILURES: '2',
       LOG_LEVEL: 'info',
-    });
-    await truncateAll(testApp.db);
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
-  });
+    }),
+    { servers: [receiver] },
+  );
 
   it('is backed off as a whole: its events wait without spending their attempts, then all go', async () => {
     const failingUntil = Date.now() + 1_500;
     receiver.respond = () => (Date.now() < failingUntil ? 503 : 200);
 
-    await createPlants(testApp, 10);
+    await createPlants(testApp.url, 10, 10);
 
     const rows = async () =>
       (

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from './support/app.js';
 import { closeAll, startAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
-import { AUTH, newPlant } from './support/factories.js';
+import { createPlants } from './support/factories.js';
 import { freePort } from './support/service-process.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
@@ -22,17 +22,6 @@ function env(...receivers: WebhookReceiver[]) {
     WEBHOOK_SUBSCRIBER_LEASE_MS: String(LEASE_MS),
     LOG_LEVEL: 'info',
   };
-}
-
-async function create(testApp: TestApp, count: number): Promise<void> {
-  for (let created = 0; created < count; created++) {
-    const response = await fetch(`${testApp.url}/plants`, {
-      method: 'POST',
-      headers: { ...AUTH, 'Content-Type': 'application/json' },
-      body: JSON.stringify(newPlant()),
-    });
-    expect(response.status).toBe(200);
-  }
 }
 
 async function statusesOf(testApp: TestApp, receiver: WebhookReceiver): Promise<string[]> {
@@ -71,7 +60,7 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
     const before = await startTestApp(env(kept, removed));
     try {
       await truncateAll(before.db);
-      await create(before, 3);
+      await createPlants(before.url, 3);
       await eventually(() => kept.received.length === 3);
       await eventually(async () => (await statusesOf(before, removed)).length === 3);
     } finally {
@@ -82,7 +71,7 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
     await removed.start();
     const after = await startTestApp(env(kept));
     try {
-      await create(after, 1);
+      await createPlants(after.url, 1);
       await eventually(
         async () => (await statusesOf(after, removed)).every((status) => status === 'unsubscribed'),
         10_000,
@@ -126,7 +115,7 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
       // The outbox only: the leases the instances took at their start must stay.
       await older.db.query('TRUNCATE webhook_deliveries');
       removed.respond = () => 503;
-      await create(newer, 2);
+      await createPlants(newer.url, 2);
       await eventually(() => removed.received.length >= 2);
       // The older instance sweeps several times meanwhile: the newer one's lease keeps the events.
       await sleep(LEASE_MS * 1.5);

@@ -43,6 +43,18 @@ export async function createPlantWithBudget(url: string, token: string) {
   };
 }
 
+/** Creates `count` fresh plants with the test token, `concurrency` requests at a time, each answered 200. */
+export async function createPlants(url: string, count: number, concurrency = 1): Promise<void> {
+  for (let done = 0; done < count; done += concurrency) {
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, count - done) }, async () => {
+        const response = await postNewPlant(url, TEST_TOKEN);
+        expect(response.status).toBe(200);
+      }),
+    );
+  }
+}
+
 function postNewPlant(url: string, token: string): Promise<Response> {
   return fetch(`${url}/plants`, {
     method: 'POST',

@@ -20,24 +20,42 @@ export interface ReceivedWebhook {
 }
 
 /**
- * A webhook subscriber on loopback, as a client of the service would run
- * one: it records what it receives, and answers with the status `respond`
- * picks (200 by default). Given no port, it listens on a free one, known
- * once it has started.
+ * A subscriber on loopback, at `path`: on the port it is given, or given
+ * none on a free one, known once it has started.
  */
-export class WebhookReceiver {
-  readonly received: ReceivedWebhook[] = [];
-  respond: (delivery: ReceivedWebhook, index: number) => number = () => 200;
-  private server?: Server;
-
-  constructor(private listeningOn = 0) {}
+abstract class LoopbackSubscriber {
+  protected constructor(
+    private listeningOn: number,
+    private readonly path: string,
+  ) {}
 
   get port(): number {
     return this.listeningOn;
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hooks/plants`;
+    return `http://127.0.0.1:${this.port}${this.path}`;
+  }
+
+  /** Listens with `server`, on the port given or a free one: `port` answers it from then on. */
+  protected async listen(server: NetServer): Promise<void> {
+    await new Promise<void>((resolve) => server.listen(this.listeningOn, '127.0.0.1', resolve));
+    this.listeningOn = (server.address() as AddressInfo).port;
+  }
+}
+
+/**
+ * A webhook subscriber on loopback, as a client of the service would run
+ * one: it records what it receives, and answers with the status `respond`
+ * picks (200 by default).
+ */
+export class WebhookReceiver extends LoopbackSubscriber {
+  readonly received: ReceivedWebhook[] = [];
+  respond: (delivery: ReceivedWebhook, index: number) => number = () => 200;
+  private server?: Server;
+
+  constructor(port = 0) {
+    super(port, '/hooks/plants');
   }
 
   /** The service's settings to deliver here, signed with `secret`, its outbox polled often. */
@@ -55,8 +73,7 @@ export class WebhookReceiver {
         response.writeHead(this.respond(delivery, this.received.length - 1)).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.listeningOn, '127.0.0.1', resolve));
-    this.listeningOn = (this.server.address() as AddressInfo).port;
+    await this.listen(this.server);
   }
 
   async stop(): Promise<void> {
@@ -104,14 +121,12 @@ export async function undeliveredWebhookEnv(): Promise<Record<string, string>> {
  * A subscriber that accepts connections and reads what is sent, but never
  * answers: every attempt to it lasts until the service's timeout.
  */
-export class StalledReceiver {
+export class StalledReceiver extends LoopbackSubscriber {
   private readonly sockets = new Set<Socket>();
   private server?: NetServer;
 
-  constructor(readonly port: number) {}
-
-  get url(): string {
-    return `http://127.0.0.1:${this.port}/hooks/stalled`;
+  constructor(port = 0) {
+    super(port, '/hooks/stalled');
   }
 
   /** Connections it holds open now. */
@@ -125,7 +140,7 @@ export class StalledReceiver {
       socket.on('data', () => undefined);
       socket.on('close', () => this.sockets.delete(socket));
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, '127.0.0.1', resolve));
+    await this.listen(this.server);
   }
 
   async stop(): Promise<void> {
