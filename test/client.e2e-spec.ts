@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 
 import { Webhook } from 'standardwebhooks';
@@ -25,25 +25,19 @@ import {
   parseJson,
   stringifyJson,
 } from '../clients/typescript/src/json.js';
-import { closeAll } from './support/cleanup.js';
-import { plantRow, truncateAll } from './support/database.js';
+import { plantRow } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
 import { UnavailableProxy } from './support/unavailable-proxy.js';
-import { WebhookReceiver } from './support/webhook-receiver.js';
-import { startTestApp, type TestApp } from './support/app.js';
+import { WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
+import { type TestApp, useTestApp } from './support/app.js';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const INT64_MIN = -(2n ** 63n);
 /** The first integer a double cannot hold: read into a number, it becomes 2^53. */
 const BEYOND_DOUBLES = 2n ** 53n + 1n;
-
-/** A Standard Webhooks secret: `whsec_` and the base64 of a random 32-byte key. */
-function webhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
 
 /** What `promise` was rejected with (and a failure if it was not). */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -89,20 +83,11 @@ async function readsWaitingOnLocks(testApp: TestApp): Promise<number> {
 }
 
 describe('the TypeScript client, against the service', () => {
-  let testApp: TestApp;
+  const testApp = useTestApp();
   let client: PlantStoreClient;
 
-  beforeAll(async () => {
-    testApp = await startTestApp();
+  beforeAll(() => {
     client = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
-  });
-
-  afterAll(async () => {
-    await testApp.close();
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
   });
 
   it('creates a plant, and reads it back with its id as a bigint', async () => {
@@ -531,25 +516,8 @@ describe('the TypeScript client, against the service', () => {
 });
 
 describe('a token from a function, against a service that takes expiring JWTs', () => {
-  let issuer: JwtIssuer;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    issuer = new JwtIssuer();
-    await issuer.start();
-    testApp = await startTestApp(issuer.serviceEnv);
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => issuer?.stop(),
-    );
-  });
-
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
-  });
+  const issuer = new JwtIssuer();
+  const testApp = useTestApp(() => issuer.serviceEnv, { servers: [issuer] });
 
   it('is asked for a token for every request, and may answer asynchronously', async () => {
     const issued: string[] = [];
@@ -586,7 +554,11 @@ describe('retries after 429 and 503, against the rate-limited service and a prox
   /** A token per test: each has a budget of its own, one request per window. */
   const tokens = Array.from({ length: 7 }, (_, index) => `retry-test-token-${index}-0123456789`);
   const WINDOW_MS = 2_000;
-  let testApp: TestApp;
+  const testApp = useTestApp({
+    AUTH_TOKENS: [TEST_TOKEN, ...tokens].join(','),
+    RATE_LIMIT_PER_TOKEN: '1',
+    RATE_LIMIT_TOKEN_WINDOW_MS: String(WINDOW_MS),
+  });
   let proxy: UnavailableProxy;
 
   /** What each attempt was answered, as the client's fetch saw it. */
@@ -620,23 +592,14 @@ describe('retries after 429 and 503, against the rate-limited service and a prox
   }
 
   beforeAll(async () => {
-    testApp = await startTestApp({
-      AUTH_TOKENS: [TEST_TOKEN, ...tokens].join(','),
-      RATE_LIMIT_PER_TOKEN: '1',
-      RATE_LIMIT_TOKEN_WINDOW_MS: String(WINDOW_MS),
-    });
     proxy = await UnavailableProxy.start(testApp.url);
   });
 
   afterAll(async () => {
-    await closeAll(
-      () => proxy?.stop(),
-      () => testApp?.close(),
-    );
+    await proxy?.stop();
   });
 
-  beforeEach(async () => {
-    await truncateAll(testApp.db);
+  beforeEach(() => {
     proxy.received.length = 0;
     proxy.unavailable = 0;
   });
@@ -750,26 +713,8 @@ describe('retries after 429 and 503, against the rate-limited service and a prox
 
 describe('the new-plant webhook, verified with the client', () => {
   const secret = webhookSecret();
-  let receiver: WebhookReceiver;
-  let testApp: TestApp;
-
-  beforeAll(async () => {
-    receiver = new WebhookReceiver(await freePort());
-    await receiver.start();
-    testApp = await startTestApp({
-      WEBHOOK_URLS: receiver.url,
-      WEBHOOK_SECRET: secret,
-      WEBHOOK_POLL_INTERVAL_MS: '100',
-    });
-    await truncateAll(testApp.db);
-  });
-
-  afterAll(async () => {
-    await closeAll(
-      () => testApp?.close(),
-      () => receiver?.stop(),
-    );
-  });
+  const receiver = new WebhookReceiver();
+  const testApp = useTestApp(() => receiver.serviceEnv(secret), { servers: [receiver] });
 
   it('verifies a delivery the service sent for a plant the client created', async () => {
     const client = createPlantStoreClient({ baseUrl: testApp.url, token: TEST_TOKEN });
