@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { TEST_TOKEN } from './support/environment.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { truncateAll } from './support/database.js';
+import { CONSUMER_TSC_OPTIONS } from './support/typescript.js';
 
 const run = promisify(execFile);
 
@@ -128,18 +129,9 @@ const resolved = import.meta.resolve('@plant-store/client');`,
         process.execPath,
         [
           tsc,
-          '--ignoreConfig',
-          '--noEmit',
-          '--strict',
-          '--module',
-          'nodenext',
-          '--target',
-          'es2022',
-          '--types',
-          'node',
+          ...CONSUMER_TSC_OPTIONS,
           '--typeRoots',
           resolve('node_modules/@types'),
-          '--skipLibCheck',
           'consumer.cts',
           'consumer.mts',
         ],

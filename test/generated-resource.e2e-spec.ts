@@ -10,6 +10,7 @@ import { TEST_TOKEN } from './support/environment.js';
 import { platformErrorGaps, PLATFORM_ERROR_STATUSES } from './support/platform-errors.js';
 import { killTree } from './support/process-tree.js';
 import { type ServiceProcess, startService } from './support/service-process.js';
+import { CONSUMER_TSC_OPTIONS } from './support/typescript.js';
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
 
@@ -392,16 +393,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     // Type-checked first: a path, parameter or body the document lacks fails here.
     await runIn(copy, process.execPath, [
       join(copy, 'node_modules/typescript/bin/tsc'),
-      '--ignoreConfig',
-      '--noEmit',
-      '--strict',
-      '--module',
-      'nodenext',
-      '--target',
-      'es2022',
-      '--types',
-      'node',
-      '--skipLibCheck',
+      ...CONSUMER_TSC_OPTIONS,
       script,
     ]);
     const { stdout } = await runIn(copy, process.execPath, [script], {
