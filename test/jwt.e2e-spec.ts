@@ -9,9 +9,16 @@ import { createPlantAs } from './support/factories.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { AUDIENCE, ISSUER, JwtIssuer, UNREACHABLE, unsecuredToken } from './support/jwt-issuer.js';
 import { freePort } from './support/service-process.js';
-import { type TestApp, useTestApp } from './support/app.js';
+import { type TestApp, type TestEnv, type TestServer, useTestApp } from './support/app.js';
 
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
+/** The whole answer to a token past its time. */
+const EXPIRED = {
+  status: 401,
+  challenge: INVALID_TOKEN,
+  retryAfter: null,
+  body: { error: 401, message: 'The bearer token is invalid or expired' },
+};
 const now = () => Math.floor(Date.now() / 1000);
 
 /** A create through the running service with this token. */
@@ -19,18 +26,30 @@ function create(testApp: TestApp, token: string) {
   return createPlantAs(testApp.url, token);
 }
 
-describe('JWT bearer tokens, from a key set served on loopback', () => {
-  const issuer = new JwtIssuer();
-  const testApp = useTestApp(
+/**
+ * The application of a describe block, taking the tokens `issuer` signs (it
+ * starts first, then `servers`), with `env` added. Its limit on failed
+ * authentications is off: these suites send many bad tokens from one address
+ * on purpose.
+ */
+function useAppTrusting(
+  issuer: JwtIssuer,
+  env: TestEnv | (() => TestEnv) = {},
+  servers: readonly TestServer[] = [],
+): TestApp {
+  return useTestApp(
     () => ({
       ...issuer.serviceEnv,
-      AUTH_JWT_CLOCK_TOLERANCE_S: '5',
-      AUTH_JWT_MAX_AGE: '1h',
-      // This suite sends many bad tokens from one address on purpose.
       RATE_LIMIT_AUTH_FAILURES: '0',
+      ...(typeof env === 'function' ? env() : env),
     }),
-    { servers: [issuer] },
+    { servers: [issuer, ...servers] },
   );
+}
+
+describe('JWT bearer tokens, from a key set served on loopback', () => {
+  const issuer = new JwtIssuer();
+  const testApp = useAppTrusting(issuer, { AUTH_JWT_CLOCK_TOLERANCE_S: '5', AUTH_JWT_MAX_AGE: '1h' });
 
   it('accepts a valid token carrying plants:write in `scope`', async () => {
     await expect(create(testApp, await issuer.token())).resolves.toMatchObject({ status: 200 });
@@ -51,12 +70,7 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
     const expired = await issuer.token({ exp: now() - 60 });
 
     await expect(create(testApp, justExpired)).resolves.toMatchObject({ status: 200 });
-    await expect(create(testApp, expired)).resolves.toStrictEqual({
-      status: 401,
-      challenge: INVALID_TOKEN,
-      retryAfter: null,
-      body: { error: 401, message: 'The bearer token is invalid or expired' },
-    });
+    await expect(create(testApp, expired)).resolves.toStrictEqual(EXPIRED);
   });
 
   it('accepts a typ of JWT or at+jwt, in any letter case, with application/ or not, or none', async () => {
@@ -74,12 +88,7 @@ describe('JWT bearer tokens, from a key set served on loopback', () => {
 
     await expect(create(testApp, ahead)).resolves.toMatchObject({ status: 200 });
     await expect(create(testApp, fiftyMinutes)).resolves.toMatchObject({ status: 200 });
-    await expect(create(testApp, twoHours)).resolves.toStrictEqual({
-      status: 401,
-      challenge: INVALID_TOKEN,
-      retryAfter: null,
-      body: { error: 401, message: 'The bearer token is invalid or expired' },
-    });
+    await expect(create(testApp, twoHours)).resolves.toStrictEqual(EXPIRED);
   });
 
   it.each([
@@ -284,9 +293,7 @@ describe('JWT bearer tokens when the key set cannot be fetched', () => {
 describe('JWT bearer tokens while every fetch of the key set fails', () => {
   const issuer = new JwtIssuer();
   issuer.answer = (_request, response) => response.writeHead(500).end();
-  const testApp = useTestApp(() => ({ ...issuer.serviceEnv, RATE_LIMIT_AUTH_FAILURES: '0' }), {
-    servers: [issuer],
-  });
+  const testApp = useAppTrusting(issuer);
 
   it('asks the issuer after 1 s, then 2 s, 4 s…, and writes one log line per fetch, none per request', async () => {
     const token = await issuer.token();
@@ -321,16 +328,7 @@ describe('JWT bearer tokens while every fetch of the key set fails', () => {
 
 describe('JWT bearer tokens when the issuer goes away or misbehaves', () => {
   const issuer = new JwtIssuer();
-  const testApp = useTestApp(
-    () => ({
-      ...issuer.serviceEnv,
-      AUTH_JWKS_CACHE_MS: '1000',
-      AUTH_JWKS_TIMEOUT_MS: '1000',
-      // This suite sends many bad tokens from one address on purpose.
-      RATE_LIMIT_AUTH_FAILURES: '0',
-    }),
-    { servers: [issuer] },
-  );
+  const testApp = useAppTrusting(issuer, { AUTH_JWKS_CACHE_MS: '1000', AUTH_JWKS_TIMEOUT_MS: '1000' });
 
   beforeEach(() => {
     issuer.answer = undefined;
@@ -383,21 +381,17 @@ describe('JWT bearer tokens from a key set address that redirects or sends too m
     }
   });
 
-  const testApp = useTestApp(
+  const testApp = useAppTrusting(
+    issuer,
     () => ({
-      ...issuer.serviceEnv,
       AUTH_JWKS_URL: `http://127.0.0.1:${(mirror.address() as AddressInfo).port}/.well-known/jwks.json`,
-      RATE_LIMIT_AUTH_FAILURES: '0',
     }),
-    {
-      servers: [
-        issuer,
-        {
-          start: () => new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve)),
-          stop: () => new Promise((resolve) => mirror.close(resolve)),
-        },
-      ],
-    },
+    [
+      {
+        start: () => new Promise<void>((resolve) => mirror.listen(0, '127.0.0.1', resolve)),
+        stop: () => new Promise((resolve) => mirror.close(resolve)),
+      },
+    ],
   );
 
   it('follows no redirect and reads no oversized set: 503, until the set is served as it should be', async () => {
