@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-import { type TestApp, useTestApp } from './support/app.js';
+import { type TestApp, type TestEnv, useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { createPlantAs, createPlantWithBudget } from './support/factories.js';
@@ -25,6 +25,27 @@ async function timedCreate(testApp: TestApp, token = TEST_TOKEN) {
   return { status, ms: performance.now() - started };
 }
 
+/**
+ * The settings of an instance that counts rate limits in `redis`: `perToken`
+ * requests a token, and `authFailures` failed authentications an address, a
+ * minute; `tokens` are the static tokens it takes.
+ */
+function countedIn(
+  redis: RedisServer,
+  perToken: number,
+  authFailures: number,
+  tokens = [TEST_TOKEN, OTHER_TOKEN],
+): TestEnv {
+  return {
+    AUTH_TOKENS: tokens.join(','),
+    RATE_LIMIT_PER_TOKEN: String(perToken),
+    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
+    RATE_LIMIT_AUTH_FAILURES: String(authFailures),
+    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
+    REDIS_URL: redis.url,
+  };
+}
+
 function rateLimitLines(testApp: TestApp, level: string) {
   return testApp.logs.entries().filter((entry) => entry.context === 'RateLimit' && entry.level === level);
 }
@@ -35,12 +56,7 @@ describeWith([REDIS])('rate limits in Redis, shared by two instances', () => {
     redis = await startRedisServer({ password: REDIS_PASSWORD });
   });
   const env = () => ({
-    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN},${THIRD_TOKEN}`,
-    RATE_LIMIT_PER_TOKEN: '10',
-    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-    RATE_LIMIT_AUTH_FAILURES: '3',
-    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-    REDIS_URL: redis.url,
+    ...countedIn(redis, 10, 3, [TEST_TOKEN, OTHER_TOKEN, THIRD_TOKEN]),
     LOG_LEVEL: 'info',
   });
   const first = useTestApp(env);
@@ -122,12 +138,7 @@ describeWith([REDIS])('rate limits in Redis, when Redis goes away', () => {
     redis = await startRedisServer();
   });
   const testApp = useTestApp(() => ({
-    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
-    RATE_LIMIT_PER_TOKEN: '5',
-    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-    RATE_LIMIT_AUTH_FAILURES: '3',
-    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-    REDIS_URL: redis.url,
+    ...countedIn(redis, 5, 3),
     REDIS_TIMEOUT_MS: '100',
     LOG_LEVEL: 'info',
   }));
@@ -186,14 +197,7 @@ describeWith([REDIS])('rate limits in a Redis Cluster', () => {
   beforeAll(async () => {
     redis = await startRedisServer({ cluster: true });
   });
-  const testApp = useTestApp(() => ({
-    AUTH_TOKENS: `${TEST_TOKEN},${OTHER_TOKEN}`,
-    RATE_LIMIT_PER_TOKEN: '3',
-    RATE_LIMIT_TOKEN_WINDOW_MS: '60000',
-    RATE_LIMIT_AUTH_FAILURES: '2',
-    RATE_LIMIT_AUTH_WINDOW_MS: '60000',
-    REDIS_URL: redis.url,
-  }));
+  const testApp = useTestApp(() => countedIn(redis, 3, 2));
   afterAll(async () => {
     await redis?.stop();
   });
