@@ -40,6 +40,16 @@ function create(url: string, plant: object, traceparent?: string): Promise<Respo
   });
 }
 
+/** The compiled service as a test runs it (on the test database, taking the test token), with `env` added. */
+function startTestService(env: Record<string, string>): Promise<ServiceProcess> {
+  return startService({
+    NODE_ENV: 'test',
+    AUTH_TOKENS: TEST_TOKEN,
+    DATABASE_URL: process.env.DATABASE_URL,
+    ...env,
+  });
+}
+
 function isInsert(span: ReceivedSpan): boolean {
   return /INSERT INTO "?plants"?/.test(String(span.attributes['db.query.text']));
 }
@@ -62,10 +72,7 @@ describe('traces (the compiled service, exporting to an OTLP/HTTP receiver)', ()
     await webhooks.start();
     db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 2 });
     await truncateAll(db);
-    service = await startService({
-      NODE_ENV: 'test',
-      AUTH_TOKENS: TEST_TOKEN,
-      DATABASE_URL: process.env.DATABASE_URL,
+    service = await startTestService({
       LOG_LEVEL: 'info',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url.replace('//', `//collector:${collectorPassword}@`),
       OTEL_EXPORTER_OTLP_HEADERS: `x-api-key=${collectorApiKey}`,
@@ -308,10 +315,7 @@ describe('traces at shutdown, over http/json', () => {
     await collector.start();
     let service: ServiceProcess | undefined;
     try {
-      service = await startService({
-        NODE_ENV: 'test',
-        AUTH_TOKENS: TEST_TOKEN,
-        DATABASE_URL: process.env.DATABASE_URL,
+      service = await startTestService({
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
         // The signal's own variable wins over the general one.
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
@@ -343,10 +347,7 @@ describe('with no OTLP endpoint', () => {
     await webhooks.start();
     let service: ServiceProcess | undefined;
     try {
-      service = await startService({
-        NODE_ENV: 'test',
-        AUTH_TOKENS: TEST_TOKEN,
-        DATABASE_URL: process.env.DATABASE_URL,
+      service = await startTestService({
         WEBHOOK_URLS: webhooks.url,
         WEBHOOK_SECRET: webhookSecret(),
       });
