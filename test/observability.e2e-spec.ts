@@ -24,6 +24,12 @@ describe('health, logs and metrics', () => {
   // The most verbose level there is: whatever is logged, secrets must not be.
   const testApp = useTestApp(() => ({ LOG_LEVEL: 'trace', ...issuer.serviceEnv }), { servers: [issuer] });
 
+  /** Creates a plant, its request id `requestId`, and waits until the application has logged the request. */
+  async function createLogged(requestId: string): Promise<void> {
+    await request(testApp.server).post('/plants').set(AUTH).set('X-Request-Id', requestId).send(newPlant());
+    await eventually(() => testApp.logs.text().includes(requestId));
+  }
+
   it('reports liveness, and readiness with a database ping, without a token', async () => {
     const live = await request(testApp.server).get('/health/live');
     const ready = await request(testApp.server).get('/health/ready');
@@ -58,13 +64,8 @@ describe('health, logs and metrics', () => {
   });
 
   it('logs one JSON line per request: method, route, status, duration and request id', async () => {
-    await request(testApp.server)
-      .post('/plants')
-      .set(AUTH)
-      .set('X-Request-Id', 'log-line-check-1')
-      .send(newPlant());
+    await createLogged('log-line-check-1');
 
-    await eventually(() => testApp.logs.text().includes('log-line-check-1'));
     const line = testApp.logs
       .text()
       .split('\n')
@@ -101,13 +102,8 @@ describe('health, logs and metrics', () => {
       .set(AUTH)
       .set('Content-Type', 'application/json')
       .send(`{"name": "${secretName}"`);
-    await request(testApp.server)
-      .post('/plants')
-      .set(AUTH)
-      .set('X-Request-Id', 'secrets-check-last')
-      .send(newPlant());
+    await createLogged('secrets-check-last');
 
-    await eventually(() => testApp.logs.text().includes('secrets-check-last'));
     const log = testApp.logs.text();
     for (const secret of [TEST_TOKEN, jwt, jwt.split('.')[2], 'wrong-token-0123456789', secretName]) {
       expect(log).not.toContain(secret);
