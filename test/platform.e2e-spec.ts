@@ -1,12 +1,17 @@
 import request from 'supertest';
 
-import { useTestApp } from './support/app.js';
+import { type TestApp, useTestApp } from './support/app.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 import { OrdersModule } from './fixtures/orders/orders.module.js';
+
+/** A POST /orders of `text` as it is, labelled `contentType`. */
+function postText(testApp: TestApp, text: string, contentType = 'application/json') {
+  return request(testApp.server).post('/orders').set(AUTH).set('Content-Type', contentType).send(text);
+}
 
 /**
  * A resource that exists only in the tests (`test/fixtures/orders/`: module,
@@ -45,13 +50,10 @@ describe('a new resource: one folder and one import', () => {
 
   it('stores and reads an order, its nested items and an int64 id kept exactly', async () => {
     const body = order({ id: 9223372036854775807n });
-    const created = await request(testApp.server)
-      .post('/orders')
-      .set(AUTH)
-      .set('Content-Type', 'application/json')
-      .send(
-        '{"id": 9223372036854775807, "customer": "Kew Gardens", "items": [{"sku": "FERN-01", "quantity": 2}]}',
-      );
+    const created = await postText(
+      testApp,
+      '{"id": 9223372036854775807, "customer": "Kew Gardens", "items": [{"sku": "FERN-01", "quantity": 2}]}',
+    );
 
     expect(created.status).toBe(200);
     expect(created.body).toStrictEqual({
@@ -100,22 +102,14 @@ describe('a new resource: one folder and one import', () => {
   });
 
   it('gives @Body() the JSON rules: 415 for another media type, 400 for no body or bad JSON, 413 when too large', async () => {
-    const plain = await request(testApp.server)
-      .post('/orders')
-      .set(AUTH)
-      .set('Content-Type', 'text/plain')
-      .send('{"id": 1}');
+    const plain = await postText(testApp, '{"id": 1}', 'text/plain');
     expect(plain.status).toBe(415);
     expect(plain.body).toStrictEqual({ error: 415, message: 'Content-Type must be application/json' });
 
     const none = await request(testApp.server).post('/orders').set(AUTH);
     expect(none.body).toStrictEqual({ error: 400, message: 'A JSON request body is required' });
 
-    const broken = await request(testApp.server)
-      .post('/orders')
-      .set(AUTH)
-      .set('Content-Type', 'application/json')
-      .send('{"id": 1,');
+    const broken = await postText(testApp, '{"id": 1,');
     expect(broken.status).toBe(400);
     expect(broken.body.message).toMatch(/^Request body is not valid JSON/);
 
@@ -266,19 +260,9 @@ describe("a new resource's webhook events", () => {
   it('announces each order it stores as order.created, written with the order, its nested items as JSON', async () => {
     const body =
       '{"id": 9223372036854775807, "customer": "Kew Gardens", "items": [{"sku": "FERN-01", "quantity": 2}]}';
-    await request(testApp.server)
-      .post('/orders')
-      .set(AUTH)
-      .set('Content-Type', 'application/json')
-      .send(body)
-      .expect(200);
+    await postText(testApp, body).expect(200);
     // The same order again is refused, and announced no more.
-    await request(testApp.server)
-      .post('/orders')
-      .set(AUTH)
-      .set('Content-Type', 'application/json')
-      .send(body)
-      .expect(409);
+    await postText(testApp, body).expect(409);
 
     await eventually(() => receiver.received.length === 1);
     const [delivery] = receiver.received;
