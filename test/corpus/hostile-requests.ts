@@ -42,7 +42,16 @@ function patch(body: string, headers: Record<string, string> = {}): RawRequest {
 }
 
 function accepts(name: string, body: string, stored: CorpusCase['stored']): CorpusCase {
-  return { name, request: post(body), status: 200, stored };
+  return acceptsRequest(name, post(body), stored);
+}
+
+/** A request other than `post(body)` that is accepted: by default, one of `plant('1')`, which stores this row. */
+function acceptsRequest(
+  name: string,
+  request: RawRequest,
+  stored: CorpusCase['stored'] = { id: '1', name: 'Fern', tag: null },
+): CorpusCase {
+  return { name, request, status: 200, stored };
 }
 
 function refuses(
@@ -56,6 +65,9 @@ function refuses(
 }
 
 const plant = (id: string, extra = '') => `{"id": ${id}, "name": "Fern"${extra}}`;
+/** A POST /plants of `body` (the plant 1 by default), labelled `contentType`. */
+const labelled = (contentType: string, body: string | Buffer = plant('1')) =>
+  post(body, { Authorization: AUTH, 'Content-Type': contentType });
 const nested = (depth: number, inner = '1') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
 
 export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
@@ -290,51 +302,24 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
 
   // media types
   accepts('application/json; charset=utf-8', plant('1'), { id: '1', name: 'Fern', tag: null }),
-  {
-    name: 'APPLICATION/JSON in capitals, with charset=UTF-8',
-    request: post(plant('1'), { Authorization: AUTH, 'Content-Type': 'APPLICATION/JSON; Charset=UTF-8' }),
-    status: 200,
-    stored: { id: '1', name: 'Fern', tag: null },
-  },
-  refuses(
-    'text/plain',
-    post(plant('1'), { Authorization: AUTH, 'Content-Type': 'text/plain' }),
-    415,
-    'Content-Type must be application/json',
+  acceptsRequest(
+    'APPLICATION/JSON in capitals, with charset=UTF-8',
+    labelled('APPLICATION/JSON; Charset=UTF-8'),
   ),
+  refuses('text/plain', labelled('text/plain'), 415, 'Content-Type must be application/json'),
   refuses(
     'no Content-Type',
     post(plant('1'), { Authorization: AUTH }),
     415,
     'Content-Type must be application/json',
   ),
-  refuses(
-    'a form',
-    post('id=1&name=Fern', { Authorization: AUTH, 'Content-Type': 'application/x-www-form-urlencoded' }),
-    415,
-  ),
-  refuses(
-    'application/merge-patch+json',
-    post(plant('1'), { Authorization: AUTH, 'Content-Type': 'application/merge-patch+json' }),
-    415,
-  ),
-  refuses(
-    'application/jsonp',
-    post(plant('1'), { Authorization: AUTH, 'Content-Type': 'application/jsonp' }),
-    415,
-  ),
-  refuses(
-    'charset=latin1',
-    post(plant('1'), { Authorization: AUTH, 'Content-Type': 'application/json; charset=latin1' }),
-    415,
-    'UTF-8',
-  ),
+  refuses('a form', labelled('application/x-www-form-urlencoded', 'id=1&name=Fern'), 415),
+  refuses('application/merge-patch+json', labelled('application/merge-patch+json'), 415),
+  refuses('application/jsonp', labelled('application/jsonp'), 415),
+  refuses('charset=latin1', labelled('application/json; charset=latin1'), 415, 'UTF-8'),
   refuses(
     'UTF-16 with its charset',
-    post(Buffer.from(plant('1'), 'utf16le'), {
-      Authorization: AUTH,
-      'Content-Type': 'application/json; charset=utf-16le',
-    }),
+    labelled('application/json; charset=utf-16le', Buffer.from(plant('1'), 'utf16le')),
     415,
     'UTF-8',
   ),
@@ -344,17 +329,8 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     415,
     'Content-Encoding',
   ),
-  refuses(
-    'a malformed Content-Type',
-    post(plant('1'), { Authorization: AUTH, 'Content-Type': 'application/json/plants' }),
-    415,
-  ),
-  {
-    name: 'a Content-Type parameter without a value (ignored)',
-    request: post(plant('1'), { Authorization: AUTH, 'Content-Type': 'application/json; charset' }),
-    status: 200,
-    stored: { id: '1', name: 'Fern', tag: null },
-  },
+  refuses('a malformed Content-Type', labelled('application/json/plants'), 415),
+  acceptsRequest('a Content-Type parameter without a value (ignored)', labelled('application/json; charset')),
 
   // Authorization
   refuses(
@@ -385,18 +361,14 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     'bearer token is required',
     { 'www-authenticate': CHALLENGE },
   ),
-  {
-    name: 'lower-case bearer',
-    request: post(plant('1'), { 'Content-Type': 'application/json', Authorization: `bearer ${TEST_TOKEN}` }),
-    status: 200,
-    stored: { id: '1', name: 'Fern', tag: null },
-  },
-  {
-    name: 'two spaces after Bearer (RFC 7235: 1*SP)',
-    request: post(plant('1'), { 'Content-Type': 'application/json', Authorization: `Bearer  ${TEST_TOKEN}` }),
-    status: 200,
-    stored: { id: '1', name: 'Fern', tag: null },
-  },
+  acceptsRequest(
+    'lower-case bearer',
+    post(plant('1'), { 'Content-Type': 'application/json', Authorization: `bearer ${TEST_TOKEN}` }),
+  ),
+  acceptsRequest(
+    'two spaces after Bearer (RFC 7235: 1*SP)',
+    post(plant('1'), { 'Content-Type': 'application/json', Authorization: `Bearer  ${TEST_TOKEN}` }),
+  ),
   refuses(
     'a wrong token',
     post(plant('1'), { 'Content-Type': 'application/json', Authorization: 'Bearer wrong-token-0123456789' }),
@@ -494,10 +466,10 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     { method: 'POST', path: '/plants%00', headers: JSON_HEADERS, body: plant('1') },
     404,
   ),
-  {
-    name: 'POST /plants?unknown=1 (query ignored)',
-    request: { method: 'POST', path: '/plants?unknown=1', headers: JSON_HEADERS, body: plant('1') },
-    status: 200,
-    stored: { id: '1', name: 'Fern', tag: null },
-  },
+  acceptsRequest('POST /plants?unknown=1 (query ignored)', {
+    method: 'POST',
+    path: '/plants?unknown=1',
+    headers: JSON_HEADERS,
+    body: plant('1'),
+  }),
 ];
