@@ -29,6 +29,11 @@ describe('relations, transactions over two resources, sorted pages', () => {
       id: number;
       gardenId?: number;
     };
+  /** Moves `shrubIds` into the garden, with `If-Match: ifMatch` when given. */
+  const adopt = (gardenId: number, shrubIds: number[], ifMatch?: string) => {
+    const call = api().post(`/gardens/${gardenId}/adopt`).set(AUTH);
+    return (ifMatch === undefined ? call : call.set('If-Match', ifMatch)).send({ shrubIds });
+  };
   /** The events recorded in the outbox, in the order they were written. */
   const events = async (): Promise<RecordedEvent[]> =>
     (
@@ -106,11 +111,7 @@ describe('relations, transactions over two resources, sorted pages', () => {
     const moss = await shrub('Moss');
     const before = (await events()).length;
 
-    const adopted = await api()
-      .post(`/gardens/${kew.id}/adopt`)
-      .set(AUTH)
-      .set('If-Match', '"1"')
-      .send({ shrubIds: [fern.id, moss.id] });
+    const adopted = await adopt(kew.id, [fern.id, moss.id], '"1"');
 
     expect(adopted.status).toBe(200);
     expect(adopted.body).toStrictEqual({
@@ -141,26 +142,13 @@ describe('relations, transactions over two resources, sorted pages', () => {
     const eventsBefore = await events();
 
     // The second shrub does not exist: the garden and the first shrub had changed already.
-    const missing = await api()
-      .post(`/gardens/${kew.id}/adopt`)
-      .set(AUTH)
-      .send({ shrubIds: [fern.id, moss.id + 100] });
+    const missing = await adopt(kew.id, [fern.id, moss.id + 100]);
     expect(missing.status).toBe(404);
     expect(missing.body).toStrictEqual({ error: 404, message: `No shrub has the id ${moss.id + 100}` });
     // Nothing of it was kept: the garden is still at version 1, and takes the second shrub alone.
-    await api()
-      .post(`/gardens/${kew.id}/adopt`)
-      .set(AUTH)
-      .set('If-Match', '"1"')
-      .send({ shrubIds: [moss.id] })
-      .expect(200);
+    await adopt(kew.id, [moss.id], '"1"').expect(200);
     // Now it has moved on from version 1: a stale If-Match changes nothing.
-    await api()
-      .post(`/gardens/${kew.id}/adopt`)
-      .set(AUTH)
-      .set('If-Match', '"1"')
-      .send({ shrubIds: [fern.id] })
-      .expect(412);
+    await adopt(kew.id, [fern.id], '"1"').expect(412);
 
     expect(await shrubRows()).toStrictEqual(
       shrubsBefore.map((row) =>
