@@ -1,14 +1,9 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
+import { PeriodicTask } from '../lifecycle/periodic-task.js';
 import { redactUrls } from './webhook-subscribers.js';
 
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
@@ -52,30 +47,22 @@ const DELETE_BATCHES = [
  * while subscribers were configured outlive a configuration without them.
  */
 @Injectable()
-export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationBootstrap {
   private readonly logger = new Logger('Webhooks');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopped = false;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
-  ) {}
+  ) {
+    super();
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.retentionMs > 0) {
       // The first run comes at a random point of the first interval: replicas started together
       // spread out, and one restarted more often than the interval still gets to run.
-      this.schedule(Math.random() * this.config.cleanupIntervalMs);
+      this.startRuns(this.config.cleanupIntervalMs, Math.random() * this.config.cleanupIntervalMs);
     }
-  }
-
-  /** Lets a run in progress finish its statement: it stops between batches. */
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
   }
 
   /** Deletes every delivered, dead and unsubscribed row past the retention, batch after batch; answers how many. */
@@ -100,19 +87,7 @@ export class WebhookOutboxCleanup implements OnApplicationBootstrap, OnApplicati
     return deleted;
   }
 
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.running = this.run().finally(() => {
-        this.running = undefined;
-        if (!this.stopped) {
-          this.schedule(this.config.cleanupIntervalMs);
-        }
-      });
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     try {
       const deleted = await this.deleteExpired();
       if (deleted > 0) {

@@ -1,14 +1,9 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { type Queryable, rawQueries } from '../database/raw-query.js';
+import { PeriodicTask } from '../lifecycle/periodic-task.js';
 import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
 
 /** Rows changed per statement: short statements, few row locks at a time. */
@@ -87,35 +82,24 @@ const FORGET_SQL = `DELETE FROM webhook_subscribers WHERE expires_at <= now()`;
  * without the subscriber claims its events anyway (WebhookDispatcher).
  */
 @Injectable()
-export class WebhookSubscriberRegistry implements OnApplicationBootstrap, OnApplicationShutdown {
+export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplicationBootstrap {
   private readonly logger = new Logger('Webhooks');
   /** The subscribers this instance has logged as removed. */
   private readonly reported = new Set<string>();
   private readonly keys: string[];
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
   ) {
+    super();
     this.keys = config.subscribers.map(({ key }) => key);
   }
 
   /** Leases this instance's subscribers before it serves a request, so before it writes an event for any. */
   async onApplicationBootstrap(): Promise<void> {
     await this.renew().catch((error: unknown) => this.warn('renew the webhook subscribers’ leases', error));
-    this.timer = setInterval(() => {
-      this.running ??= this.run().finally(() => {
-        this.running = undefined;
-      });
-    }, this.config.subscriberLeaseMs / 3);
-    this.timer.unref();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    this.startRuns(this.config.subscriberLeaseMs / 3);
   }
 
   /** Marks the pending events of subscribers no instance is configured with; answers how many, by subscriber. */
@@ -150,7 +134,7 @@ export class WebhookSubscriberRegistry implements OnApplicationBootstrap, OnAppl
     }
   }
 
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     try {
       await this.renew();
       for (const [subscriber, count] of await this.sweep()) {
