@@ -36,31 +36,47 @@ export class WebhookDeliveryMetrics {
         this.attempts.inc({ subscriber, outcome }, 0);
       }
     }
-    new Gauge({
-      name: 'webhook_subscriber_attempts_in_flight',
-      help: 'Webhook delivery attempts this instance is making to the subscriber now',
-      labelNames: ['subscriber'] as const,
-      registers: [registry],
-      collect() {
-        for (const subscriber of load()) {
-          this.set({ subscriber: subscriber.label }, subscriber.inFlight);
-        }
-      },
-    });
-    new Gauge({
-      name: 'webhook_subscriber_circuit_open',
-      help: "1 while this instance has the subscriber's circuit open (it failed, and is tried once per pause), else 0",
-      labelNames: ['subscriber'] as const,
-      registers: [registry],
-      collect() {
-        for (const subscriber of load()) {
-          this.set({ subscriber: subscriber.label }, subscriber.state === 'closed' ? 0 : 1);
-        }
-      },
-    });
+    const loads = () => Array.from(load(), (subscriber) => [subscriber.label, subscriber] as const);
+    subscriberGauge(
+      registry,
+      'webhook_subscriber_attempts_in_flight',
+      'Webhook delivery attempts this instance is making to the subscriber now',
+      loads,
+      (subscriber) => subscriber.inFlight,
+    );
+    subscriberGauge(
+      registry,
+      'webhook_subscriber_circuit_open',
+      "1 while this instance has the subscriber's circuit open (it failed, and is tried once per pause), else 0",
+      loads,
+      (subscriber) => (subscriber.state === 'closed' ? 0 : 1),
+    );
   }
 
   count(subscriber: string, outcome: DeliveryOutcome): void {
     this.attempts.inc({ subscriber, outcome });
   }
+}
+
+/** A gauge by subscriber, set at each scrape from what `read` answers then: a subscriber left out has no series. */
+export function subscriberGauge<T>(
+  registry: Registry,
+  name: string,
+  help: string,
+  read: () => Iterable<readonly [string, T]> | Promise<Iterable<readonly [string, T]>>,
+  value: (entry: T) => number,
+): Gauge<'subscriber'> {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ['subscriber'] as const,
+    registers: [registry],
+    async collect() {
+      const entries = await read();
+      this.reset();
+      for (const [subscriber, entry] of entries) {
+        this.set({ subscriber }, value(entry));
+      }
+    },
+  });
 }

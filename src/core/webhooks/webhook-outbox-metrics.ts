@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Gauge } from 'prom-client';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
+import { subscriberGauge } from './webhook-delivery-metrics.js';
 import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
 
 interface Backlog {
@@ -72,22 +72,8 @@ export class WebhookOutboxMetrics {
     metrics: Metrics,
   ) {
     this.known = new Set(config.subscribers.map(({ key }) => key));
-    const gauge = (name: string, help: string, value: (backlog: Backlog) => number) => {
-      const state = () => this.state();
-      return new Gauge({
-        name,
-        help,
-        labelNames: ['subscriber'] as const,
-        registers: [metrics.registry],
-        async collect() {
-          const backlogs = await state();
-          this.reset();
-          for (const [subscriber, backlog] of backlogs) {
-            this.set({ subscriber }, value(backlog));
-          }
-        },
-      });
-    };
+    const gauge = (name: string, help: string, value: (backlog: Backlog) => number) =>
+      subscriberGauge(metrics.registry, name, help, () => this.state(), value);
     gauge(
       'webhook_outbox_pending',
       'Webhook deliveries (one per event and subscriber) waiting to be delivered, by subscriber',
