@@ -222,7 +222,7 @@ function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
 }
 
 function algorithmListProblems(value: unknown): string[] {
-  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  const entries = parseListEnv(value);
   const known = entries.every(
     (entry) => (JWKS_ALGORITHMS as readonly string[]).includes(entry) || entry === 'HS256',
   );
@@ -241,7 +241,7 @@ export function normalizeJwtType(type: string): string {
 }
 
 function jwtTypeListProblems(value: unknown): string[] {
-  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  const entries = parseListEnv(value);
   return entries.length > 0 && entries.every((entry) => JWT_TYPE_PATTERN.test(entry))
     ? []
     : ['AUTH_JWT_TYPES must list media types, comma-separated (JWT,at+jwt)'];
@@ -262,7 +262,7 @@ function jwtMaxAgeProblems(value: unknown): string[] {
 
 /** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */
 function tokenListProblems(value: unknown): string[] {
-  return parseListEnv(typeof value === 'string' ? value : '').flatMap((entry, index) => {
+  return parseListEnv(value).flatMap((entry, index) => {
     const position = `AUTH_TOKENS entry ${index + 1}`;
     if (SHA256_TOKEN_ENTRY_PATTERN.test(entry)) {
       return [];

@@ -3,6 +3,7 @@ import { IsOptional, IsString, Matches } from 'class-validator';
 
 import {
   BooleanVariable,
+  entriesThatAreNot,
   Environment,
   IntegerVariable,
   parseListEnv,
@@ -96,14 +97,6 @@ export type DatabaseConfig = ConfigType<typeof databaseConfig>;
 
 /** Which entries of the list are not postgres:// URLs, by position: never the URLs, which hold passwords. */
 function replicaUrlProblems(value: unknown): string[] {
-  const wrong = parseListEnv(typeof value === 'string' ? value : '')
-    .map((url, index) => ({ url, position: index + 1 }))
-    .filter(({ url }) => !/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url));
-  return wrong.length === 0
-    ? []
-    : [
-        `DATABASE_REPLICA_URLS must list postgres:// URLs, comma-separated; ` +
-          `${wrong.length === 1 ? 'entry' : 'entries'} ${wrong.map(({ position }) => position).join(', ')} ` +
-          `${wrong.length === 1 ? 'is' : 'are'} not`,
-      ];
+  const wrong = entriesThatAreNot(value, (url) => /^postgres(ql)?:\/\//.test(url) && URL.canParse(url));
+  return wrong ? [`DATABASE_REPLICA_URLS must list postgres:// URLs, comma-separated; ${wrong}`] : [];
 }

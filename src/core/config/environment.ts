@@ -96,9 +96,22 @@ export function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host ?? '');
 }
 
-export function parseListEnv(value: string | undefined): string[] {
-  return (value ?? '')
+/** The entries of a comma-separated variable, trimmed; a value that is no string has none. */
+export function parseListEnv(value: unknown): string[] {
+  return (typeof value === 'string' ? value : '')
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry.length > 0);
+}
+
+/**
+ * The entries of a list that fail `accepted`, by position (`entry 2 is not`, `entries 1, 3 are
+ * not`), for a message that must not echo them; undefined when every entry passes.
+ */
+export function entriesThatAreNot(list: unknown, accepted: (entry: string) => boolean): string | undefined {
+  const positions = parseListEnv(list).flatMap((entry, index) => (accepted(entry) ? [] : [index + 1]));
+  if (positions.length === 0) {
+    return undefined;
+  }
+  return positions.length === 1 ? `entry ${positions[0]} is not` : `entries ${positions.join(', ')} are not`;
 }

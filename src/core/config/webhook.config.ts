@@ -2,6 +2,7 @@ import { registerAs, type ConfigType } from '@nestjs/config';
 import { IsOptional } from 'class-validator';
 
 import {
+  entriesThatAreNot,
   Environment,
   IntegerVariable,
   isLoopbackUrl,
@@ -29,9 +30,7 @@ export class WebhookEnvironment {
    * all. Credentials in an entry are sent as Basic authorization.
    */
   @IsOptional()
-  @VariableRule('isSubscriberList', (value) =>
-    subscriberProblems(parseListEnv(typeof value === 'string' ? value : '')),
-  )
+  @VariableRule('isSubscriberList', (value) => subscriberProblems(parseListEnv(value)))
   WEBHOOK_URLS?: string;
 
   @IsOptional()
@@ -94,14 +93,10 @@ export class WebhookEnvironment {
     }
     if (env.NODE_ENV === 'production') {
       // Positions, not the URLs: one may carry credentials.
-      const plain = parseListEnv(typeof env.WEBHOOK_URLS === 'string' ? env.WEBHOOK_URLS : '')
-        .map((entry, index) => ({ entry, position: index + 1 }))
-        .filter(({ entry }) => !isEncryptedOrLocal(entry));
-      if (plain.length > 0) {
+      const plain = entriesThatAreNot(env.WEBHOOK_URLS, isEncryptedOrLocal);
+      if (plain) {
         problems.push(
-          `WEBHOOK_URLS must list https:// URLs with NODE_ENV=production (http:// only to loopback); ` +
-            `${plain.length === 1 ? 'entry' : 'entries'} ${plain.map(({ position }) => position).join(', ')} ` +
-            `${plain.length === 1 ? 'is' : 'are'} not`,
+          `WEBHOOK_URLS must list https:// URLs with NODE_ENV=production (http:// only to loopback); ${plain}`,
         );
       }
     }
@@ -164,7 +159,7 @@ export function decodeWebhookSecret(entry: string): Buffer | undefined {
 
 /** What is wrong with each secret of the list, by position: a secret is never echoed. */
 function webhookSecretProblems(value: unknown): string[] {
-  const entries = parseListEnv(typeof value === 'string' ? value : '');
+  const entries = parseListEnv(value);
   if (entries.length === 0) {
     return ['WEBHOOK_SECRET must list one or more secrets, separated by commas'];
   }
