@@ -2,13 +2,13 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chown, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { arch, platform, tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
 import pg from 'pg';
 
+import { freePort } from '../common/free-port.js';
 import { InvalidConfigurationError } from '../config/configuration-error.js';
 
 const run = promisify(execFile);
@@ -79,7 +79,7 @@ export class EmbeddedPostgres {
     }
     await stopLeftoverServer(binaries, runAs, dataDir, options.log);
 
-    const port = options.port ?? (await findFreePort());
+    const port = options.port ?? (await freePort());
     // Loopback only, and no Unix socket that could clash with a system server.
     const settings = [`-p ${port}`, '-c listen_addresses=127.0.0.1', '-c unix_socket_directories='];
     if (options.ephemeral) {
@@ -325,19 +325,6 @@ function serverOptions(settings: Readonly<Record<string, string>>): string[] {
       throw new Error(`Not a PostgreSQL setting: ${name}=${value}`);
     }
     return `-c ${name}=${value}`;
-  });
-}
-
-function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
-      );
-    });
   });
 }
 
