@@ -5,30 +5,17 @@ type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /** Nest calls `log(message, context)` and `error(message, stack, context)`; the context becomes a field. */
 export class PinoNestLogger implements LoggerService {
+  readonly log = this.at('info');
+  readonly error = this.at('error');
+  readonly warn = this.at('warn');
+  readonly debug = this.at('debug');
+  readonly verbose = this.at('trace');
+  readonly fatal = this.at('fatal');
+
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
-  }
-
-  error(message: unknown, ...params: unknown[]): void {
-    this.write('error', message, params);
-  }
-
-  warn(message: unknown, ...params: unknown[]): void {
-    this.write('warn', message, params);
-  }
-
-  debug(message: unknown, ...params: unknown[]): void {
-    this.write('debug', message, params);
-  }
-
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.write('trace', message, params);
-  }
-
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.write('fatal', message, params);
+  private at(level: Level): (message: unknown, ...params: unknown[]) => void {
+    return (message, ...params) => this.write(level, message, params);
   }
 
   private write(level: Level, message: unknown, params: unknown[]): void {
