@@ -97,31 +97,22 @@ describe('BearerAuthGuard', () => {
     }
   });
 
-  it('asks for a token, without an error code, when none was sent (RFC 6750 §3.1)', async () => {
-    for (const header of [undefined, '', `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearerx abc']) {
+  it.each([
+    [
+      'asks for a token, without an error code, when none was sent (RFC 6750 §3.1)',
+      [undefined, '', `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearerx abc'],
+      'Bearer realm="plant-store"',
+    ],
+    [
+      'answers invalid_token to a wrong or malformed bearer token',
+      [`Bearer ${TOKEN}x`, 'Bearer', 'Bearer ', 'Bearer a b', `Bearer ${'x'.repeat(10_000)}`],
+      'Bearer realm="plant-store", error="invalid_token"',
+    ],
+  ])('%s', async (_title, headers, challenge) => {
+    for (const header of headers) {
       await expect(
         refusal(() => guard.canActivate(contextFor('closed', header).context)),
-      ).resolves.toStrictEqual({
-        status: HttpStatus.UNAUTHORIZED,
-        challenge: 'Bearer realm="plant-store"',
-      });
-    }
-  });
-
-  it('answers invalid_token to a wrong or malformed bearer token', async () => {
-    for (const header of [
-      `Bearer ${TOKEN}x`,
-      'Bearer',
-      'Bearer ',
-      'Bearer a b',
-      `Bearer ${'x'.repeat(10_000)}`,
-    ]) {
-      await expect(
-        refusal(() => guard.canActivate(contextFor('closed', header).context)),
-      ).resolves.toStrictEqual({
-        status: HttpStatus.UNAUTHORIZED,
-        challenge: 'Bearer realm="plant-store", error="invalid_token"',
-      });
+      ).resolves.toStrictEqual({ status: HttpStatus.UNAUTHORIZED, challenge });
     }
   });
 

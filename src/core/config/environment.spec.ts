@@ -98,22 +98,19 @@ describe('the environment variables', () => {
 
 describe('plain http:// to this machine only', () => {
   it('is allowed to loopback, and refused to a host that only begins like it, for the key set and the webhooks', () => {
-    for (const url of [
+    const loopback = [
       'http://localhost/x',
       'http://127.0.0.1:9000/x',
       'http://127.8.9.10/x',
       'http://[::1]:8080/x',
-    ]) {
-      expect({ url, loopback: isLoopbackUrl(url) }).toStrictEqual({ url, loopback: true });
-    }
-    for (const url of [
+    ];
+    const elsewhere = [
       'http://127.0.0.1.example.com/x',
       'http://127.evil.test/x',
       'http://10.0.0.7/x',
       'not a url',
-    ]) {
-      expect({ url, loopback: isLoopbackUrl(url) }).toStrictEqual({ url, loopback: false });
-    }
+    ];
+    expect([...loopback, ...elsewhere].filter((url) => isLoopbackUrl(url))).toStrictEqual(loopback);
 
     const jwt = { AUTH_ISSUER: 'https://issuer.test/', AUTH_AUDIENCE: 'plant-store' };
     expect(() =>

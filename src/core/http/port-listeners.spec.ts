@@ -37,15 +37,28 @@ function openConnections(port: number, count: number): Promise<Socket[]> {
   );
 }
 
+/** `count` requests at once, each on a connection of its own. */
+function requestEach(port: number, count: number): Promise<Response[]> {
+  return Promise.all(
+    Array.from({ length: count }, () =>
+      fetch(`http://127.0.0.1:${port}/`, { headers: { Connection: 'close' } }),
+    ),
+  );
+}
+
 const linux = process.platform === 'linux';
 
 describe('PortListeners', () => {
   let server: Server;
   let listeners: PortListeners;
   let clients: Socket[] = [];
+  /** Connections the server has accepted, on whichever socket. */
+  let accepted = 0;
 
   function listen(count: number): Promise<number> {
     server = createServer((_request, response) => response.end('ok'));
+    accepted = 0;
+    server.on('connection', () => accepted++);
     listeners = new PortListeners(server, count);
     return new Promise((resolve, reject) =>
       listeners.listen(0, '127.0.0.1', (error) =>
@@ -102,13 +115,7 @@ describe('PortListeners', () => {
       expect(second.listening).toBe(false);
       // The first keeps the port, whole: every connection is its own.
       expect(await listeningSockets(port)).toBe(8);
-      const bodies = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          fetch(`http://127.0.0.1:${port}/`, { headers: { Connection: 'close' } }).then((response) =>
-            response.text(),
-          ),
-        ),
-      );
+      const bodies = await Promise.all((await requestEach(port, 20)).map((response) => response.text()));
       expect(new Set(bodies)).toEqual(new Set(['ok']));
     },
   );
@@ -117,8 +124,6 @@ describe('PortListeners', () => {
     'accepts several waiting connections in one turn of the event loop, not one per turn',
     async () => {
       const port = await listen(16);
-      let accepted = 0;
-      server.on('connection', () => accepted++);
 
       // 64 connections arrive while the event loop is busy; then one turn runs (its poll
       // phase accepts), and its check phase (setImmediate) counts what that turn accepted.
@@ -148,13 +153,7 @@ describe('PortListeners', () => {
       }
     });
 
-    const statuses = await Promise.all(
-      Array.from({ length: 100 }, () =>
-        fetch(`http://127.0.0.1:${port}/`, { headers: { Connection: 'close' } }).then(
-          (response) => response.status,
-        ),
-      ),
-    );
+    const statuses = (await requestEach(port, 100)).map((response) => response.status);
 
     expect(statuses.every((status) => status === 200)).toBe(true);
     // Timeouts, idle and forced closing are the HTTP server's, for every connection.
@@ -165,8 +164,6 @@ describe('PortListeners', () => {
     'stops every socket accepting on close, and waits for the connections they accepted',
     async () => {
       const port = await listen(8);
-      let accepted = 0;
-      server.on('connection', () => accepted++);
       clients = await openConnections(port, 32);
       // Each connection accepted (by whichever socket) before the close.
       while (accepted < 32) {
