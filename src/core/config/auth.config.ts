@@ -54,13 +54,12 @@ export interface JwtSettings {
   readonly audience: string;
   readonly algorithms: readonly string[];
   readonly clockToleranceSeconds: number;
-  /** The `typ` headers accepted when a token has one, as media types (`application/at+jwt`). */
+  /** As media types (`application/at+jwt`). */
   readonly types: readonly string[];
-  /** The oldest a token may be, counted from its `iat`, whatever its `exp` says. */
   readonly maxAgeSeconds: number;
 }
 
-/** Who may call: static tokens, JWTs, and the rate limits on tokens and on failed attempts. */
+/** Who may call: static tokens, JWTs, rate limits on tokens and failed attempts (docs/configuration.md). */
 @Environment()
 export class AuthEnvironment {
   @IsOptional()
@@ -87,7 +86,6 @@ export class AuthEnvironment {
   @IsString()
   AUTH_AUDIENCE?: string;
 
-  /** Unset: DEFAULT_JWKS_ALGORITHMS for a key set, HS256 for a secret. */
   @IsOptional()
   @VariableRule('isAlgorithmList', algorithmListProblems)
   AUTH_JWT_ALGORITHMS?: string;
@@ -113,7 +111,6 @@ export class AuthEnvironment {
   @IntegerVariable(1_000)
   AUTH_JWKS_COOLDOWN_MS = 30_000;
 
-  /** Rate limits: 0 switches one off. */
   @IntegerVariable(0)
   RATE_LIMIT_AUTH_FAILURES = 20;
 
@@ -170,9 +167,7 @@ export const authConfig = registerAs('auth', () => {
     staticTokens: parseListEnv(env.AUTH_TOKENS).map(toDigest),
     jwt: jwtSettings(env),
     failureLimit: { limit: env.RATE_LIMIT_AUTH_FAILURES, windowMs: env.RATE_LIMIT_AUTH_WINDOW_MS },
-    /** Requests one token may make per window (0: no limit). */
     tokenLimit: { limit: env.RATE_LIMIT_PER_TOKEN, windowMs: env.RATE_LIMIT_TOKEN_WINDOW_MS },
-    /** Where every instance counts both limits together (unset: each in its own memory). */
     redis: env.REDIS_URL ? { url: env.REDIS_URL, timeoutMs: env.REDIS_TIMEOUT_MS } : undefined,
   };
 });
@@ -247,7 +242,6 @@ function jwtTypeListProblems(value: unknown): string[] {
     : ['AUTH_JWT_TYPES must list media types, comma-separated (JWT,at+jwt)'];
 }
 
-/** Seconds in `value` (`3600`, `90m`, `24h`), or undefined when it is no such duration. */
 function durationSeconds(value: string): number | undefined {
   const match = DURATION_PATTERN.exec(value.trim());
   return match ? Number(match[1]) * SECONDS_PER_UNIT[match[2]] : undefined;

@@ -11,20 +11,17 @@ import {
   VariableRule,
 } from './environment.js';
 
-/** Where the database is, and every bound on waiting for it. */
+/** Where the database is, and every bound on waiting for it (docs/configuration.md). */
 @Environment()
 export class DatabaseEnvironment {
-  /** Unset: an embedded PostgreSQL is started (refused in production). */
   @IsOptional()
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgres:// or postgresql:// URL' })
   DATABASE_URL?: string;
 
-  /** Hot standbys for reads by id and pages, comma-separated (docs/operations.md#read-replicas). */
   @IsOptional()
   @VariableRule('isPostgresUrlList', replicaUrlProblems)
   DATABASE_REPLICA_URLS?: string;
 
-  /** After a replica fails a read, reads go to the primary for this long before a replica is tried again. */
   @IntegerVariable(100, 600_000)
   DATABASE_REPLICA_RETRY_MS = 5_000;
 
@@ -34,10 +31,7 @@ export class DatabaseEnvironment {
   @IntegerVariable(1, 200)
   DATABASE_POOL_SIZE = 10;
 
-  /**
-   * 0 keeps connections open. Those a burst opened close together after it, which stalls PostgreSQL's
-   * other backends when its buffers are large (docs/performance.md#pool-size-and-idle-connections).
-   */
+  /** A burst's connections close together after it: docs/performance.md#pool-size-and-idle-connections. */
   @IntegerVariable(0, 3_600_000)
   DATABASE_POOL_IDLE_TIMEOUT_MS = 10_000;
 
@@ -45,17 +39,13 @@ export class DatabaseEnvironment {
   @IsString()
   EMBEDDED_POSTGRES_DIR = '.data/postgres';
 
-  /**
-   * Bounds on every wait for a connection and for a statement, so that a request answers 503 rather
-   * than hang when the database is gone or stuck (docs/operations.md#when-the-database-fails).
-   */
+  /** Requests answer 503 rather than hang (docs/operations.md#when-the-database-fails). */
   @IntegerVariable(100, 60_000)
   DATABASE_CONNECT_TIMEOUT_MS = 500;
 
   @IntegerVariable(100, 600_000)
   DATABASE_STATEMENT_TIMEOUT_MS = 1_000;
 
-  /** Start-up waits for the database: this many more attempts, this far apart. */
   @IntegerVariable(0, 1_000)
   DATABASE_CONNECT_RETRIES = 10;
 

@@ -4,10 +4,7 @@ import { IsBoolean, IsInt, IsOptional, Max, Min, registerDecorator, validateSync
 
 import { InvalidConfigurationError } from './configuration-error.js';
 
-/**
- * One concern's variables, each declared once in its `*.config.ts`: rules as class-validator
- * decorators, defaults as initial values; `crossCheck` states the rules across variables.
- */
+/** One concern's variables: rules as decorators, defaults as initial values, `crossCheck` across them. */
 export interface EnvironmentRules<T extends object = object> {
   new (): T;
   crossCheck?(env: Readonly<Record<string, unknown>>): string[];
@@ -56,7 +53,7 @@ export function readEnvironment<T extends object>(
   return requested!;
 }
 
-/** An integer variable within bounds (checked as an integer first, then against the bounds). */
+/** An integer variable within bounds. */
 export function IntegerVariable(minimum: number, maximum = Number.MAX_SAFE_INTEGER): PropertyDecorator {
   return applyDecorators(
     IsInt(),
@@ -78,7 +75,7 @@ export function BooleanVariable(): PropertyDecorator {
   );
 }
 
-/** A rule of one's own: `problems` says what is wrong with the value, an empty list when nothing is. */
+/** A rule of one's own: `problems` answers what is wrong with the value, if anything. */
 export function VariableRule(name: string, problems: (value: unknown) => string[]): PropertyDecorator {
   return (target, propertyName) =>
     registerDecorator({
@@ -104,10 +101,7 @@ export function parseListEnv(value: unknown): string[] {
     .filter((entry) => entry.length > 0);
 }
 
-/**
- * The entries of a list that fail `accepted`, by position (`entry 2 is not`, `entries 1, 3 are
- * not`), for a message that must not echo them; undefined when every entry passes.
- */
+/** Which entries fail `accepted` (`entries 1, 3 are not`), by position: a message must not echo them. */
 export function entriesThatAreNot(list: unknown, accepted: (entry: string) => boolean): string | undefined {
   const positions = parseListEnv(list).flatMap((entry, index) => (accepted(entry) ? [] : [index + 1]));
   if (positions.length === 0) {

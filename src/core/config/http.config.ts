@@ -11,43 +11,28 @@ import {
   readEnvironment,
 } from './environment.js';
 
-/** The HTTP edge: timeouts, proxies, browsers, metrics. */
+/** The HTTP edge: timeouts, proxies, browsers, metrics (docs/configuration.md). */
 @Environment()
 export class HttpEnvironment {
-  /** A client gets this long to send its request headers (slow-header attacks), and this long for the whole request. */
   @IntegerVariable(100, 600_000)
   HTTP_HEADERS_TIMEOUT_MS = 10_000;
 
   @IntegerVariable(100, 600_000)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
-  /** An idle keep-alive connection is closed after this long; keep it above a load balancer's idle timeout. */
   @IntegerVariable(100, 600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-  /**
-   * Sockets listening on PORT, each accepting one connection per turn of the
-   * event loop, so that a crowd of new connections is not left waiting to be
-   * accepted (`core/http/port-listeners.ts`). More than 1 needs SO_REUSEPORT;
-   * unset: 64 on Linux, which has it, 1 elsewhere.
-   */
   @IntegerVariable(1, 256)
   HTTP_LISTENERS?: number;
 
-  /**
-   * While the event loop runs more than this late, requests are answered 503
-   * with Retry-After at once, rather than served later still (`LoadShedder`);
-   * 0: never.
-   */
   @IntegerVariable(0, 60_000)
   HTTP_SHED_LAG_MS = 500;
 
-  /** Express's `trust proxy`: whose X-Forwarded-For names the client. Unset: none, the peer is the client. */
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
 
-  /** Origins allowed to call the API from a browser; unset: CORS is off. */
   @IsOptional()
   @IsString()
   CORS_ORIGINS?: string;
@@ -55,31 +40,19 @@ export class HttpEnvironment {
   @BooleanVariable()
   METRICS_ENABLED = true;
 
-  /** Changes (PATCH, DELETE) of versioned records without If-Match answer 428 instead of going ahead. */
   @BooleanVariable()
   REQUIRE_IF_MATCH = false;
 
-  /** Serve `/metrics` on this port only, away from the API's; unset: see METRICS_ON_API_PORT. */
   @IntegerVariable(0, 65535)
   METRICS_PORT?: number;
 
-  /**
-   * Without METRICS_PORT, serve `/metrics` on the API's port. Unset: yes
-   * outside production; no in production, where whatever routes the API's
-   * port (an ingress, a proxy) would expose them, so the operator must ask.
-   */
+  /** Unset: not in production, where whatever routes the API's port (an ingress) would expose them. */
   @BooleanVariable()
   METRICS_ON_API_PORT?: boolean;
 
-  /** Serve the Swagger UI and the OpenAPI document (`/docs`, `/openapi.json`, `/openapi.yaml`). */
   @BooleanVariable()
   DOCS_ENABLED = true;
 
-  /**
-   * Where clients reach the service (behind its proxy, say): the OpenAPI
-   * document's `servers`, which generated clients take as their base URL.
-   * The default is where a development instance listens.
-   */
   @IsOptional()
   @IsUrl(
     { require_tld: false, protocols: ['https', 'http'], require_protocol: true },
@@ -144,9 +117,8 @@ export function publicUrlOf(url: string): string {
 }
 
 /**
- * A token sent to a plain-http address crosses the network in clear: only
- * this machine may be reached so. Credentials, a query or a fragment would
- * end up in every generated client.
+ * A token sent to a plain-http address crosses the network in clear: only this machine may be
+ * reached so. Credentials, a query or a fragment would end up in every generated client.
  */
 function publicUrlProblems(value: unknown): string[] {
   const url = typeof value === 'string' ? URL.parse(value) : null;

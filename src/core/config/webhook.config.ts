@@ -12,9 +12,8 @@ import {
 } from './environment.js';
 import { parseSubscriber, subscriberProblems } from '../webhooks/webhook-subscribers.js';
 
-/** A Standard Webhooks secret is this prefix and the base64 of the HMAC key. */
+/** A Standard Webhooks secret is this prefix and the base64 of the HMAC key, of the sizes it allows. */
 const WEBHOOK_SECRET_PREFIX = 'whsec_';
-/** The key sizes the Standard Webhooks specification allows. */
 const MIN_WEBHOOK_KEY_BYTES = 24;
 const MAX_WEBHOOK_KEY_BYTES = 64;
 /** Every key signs every delivery: enough for a rotation, and a signature header of bounded length. */
@@ -22,13 +21,9 @@ export const MAX_WEBHOOK_KEYS = 8;
 /** Padded base64 of the standard alphabet, as `base64` and every Standard Webhooks library write it. */
 const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-/** The webhook subscribers, the signing secrets, delivery and upkeep of the outbox. */
+/** The webhook subscribers, signing secrets, delivery and upkeep of the outbox (docs/configuration.md). */
 @Environment()
 export class WebhookEnvironment {
-  /**
-   * Subscribers told about every event; unset: no outbox row is written at
-   * all. Credentials in an entry are sent as Basic authorization.
-   */
   @IsOptional()
   @VariableRule('isSubscriberList', (value) => subscriberProblems(parseListEnv(value)))
   WEBHOOK_URLS?: string;
@@ -37,52 +32,33 @@ export class WebhookEnvironment {
   @VariableRule('isWebhookSecretList', webhookSecretProblems)
   WEBHOOK_SECRET?: string;
 
-  /** One delivery attempt's time limit. */
   @IntegerVariable(100, 60_000)
   WEBHOOK_TIMEOUT_MS = 5_000;
 
-  /** Attempts before an event is given up as dead. */
   @IntegerVariable(1, 100)
   WEBHOOK_MAX_ATTEMPTS = 10;
 
-  /** The pause after the n-th failure is about base × 2^(n-1), at most max, with jitter. */
   @IntegerVariable(10, 3_600_000)
   WEBHOOK_BACKOFF_BASE_MS = 1_000;
 
   @IntegerVariable(10, 86_400_000)
   WEBHOOK_BACKOFF_MAX_MS = 300_000;
 
-  /**
-   * Attempts in flight to one subscriber, per instance: a subscriber that
-   * stalls holds this many and no more, and the others go on.
-   */
   @IntegerVariable(1, 256)
   WEBHOOK_SUBSCRIBER_CONCURRENCY = 16;
 
-  /**
-   * Failed attempts in a row after which an instance stops sending to the
-   * subscriber for a pause (its circuit opens), then tries one event.
-   */
   @IntegerVariable(1, 1_000)
   WEBHOOK_CIRCUIT_FAILURES = 5;
 
-  /** How often the outbox is looked at for due events (a new plant also wakes it). */
   @IntegerVariable(10, 60_000)
   WEBHOOK_POLL_INTERVAL_MS = 1_000;
 
-  /**
-   * How long a subscriber is still taken as configured after the last
-   * instance configured with it stopped renewing it: then its pending events
-   * are marked unsubscribed. Each instance renews its own every third of it.
-   */
   @IntegerVariable(3_000, 86_400_000)
   WEBHOOK_SUBSCRIBER_LEASE_MS = 90_000;
 
-  /** How long delivered and dead events are kept; 0: for ever. */
   @IntegerVariable(0)
   WEBHOOK_RETENTION_MS = 604_800_000;
 
-  /** How often each instance deletes the events past their retention. */
   @IntegerVariable(1_000, 86_400_000)
   WEBHOOK_CLEANUP_INTERVAL_MS = 600_000;
 
@@ -107,13 +83,8 @@ export class WebhookEnvironment {
 export const webhookConfig = registerAs('webhook', () => {
   const env = readEnvironment(WebhookEnvironment);
   return {
-    /** Only what may be stored or shown (`key`) is ever written; the credentials stay in memory. */
     subscribers: parseListEnv(env.WEBHOOK_URLS).map(parseSubscriber),
-    /**
-     * The HMAC keys of WEBHOOK_SECRET's `whsec_` secrets (validated already):
-     * every delivery carries one signature per key, so that a receiver can
-     * move to a new key while the old one still verifies.
-     */
+    /** One signature per key: a receiver moves to a new key while the old one still verifies. */
     signingKeys: parseListEnv(env.WEBHOOK_SECRET).map((entry) => decodeWebhookSecret(entry)!),
     timeoutMs: env.WEBHOOK_TIMEOUT_MS,
     maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
@@ -130,20 +101,14 @@ export const webhookConfig = registerAs('webhook', () => {
 
 export type WebhookConfig = ConfigType<typeof webhookConfig>;
 
-/**
- * Whether a delivery to the URL is safe to send in production: over TLS, or
- * over plain HTTP to this machine only (a receiver in the same pod or host).
- * Invalid URLs are refused by the list's own rule.
- */
+/** Over TLS, or plain HTTP to this machine only; an invalid URL is the list rule's to refuse. */
 function isEncryptedOrLocal(entry: string): boolean {
   return URL.parse(entry)?.protocol !== 'http:' || isLoopbackUrl(entry);
 }
 
 /**
- * The HMAC key of a `whsec_<base64>` secret, or undefined when the entry is
- * not one. The base64 must be canonical (it encodes back to itself), so that
- * a secret copied with a character lost or changed is refused rather than
- * silently becoming another key.
+ * The HMAC key of a `whsec_<base64>` secret, or undefined. The base64 must encode back to itself:
+ * a secret copied with a character lost or changed is refused rather than becoming another key.
  */
 export function decodeWebhookSecret(entry: string): Buffer | undefined {
   if (!entry.startsWith(WEBHOOK_SECRET_PREFIX)) {

@@ -34,17 +34,12 @@ export const OPENAPI_VERSION = '3.1.0';
 export const API_VERSION = '1.0.0';
 export const BEARER_SCHEME_NAME = 'bearerAuth';
 
-/** Where the document says the service is: `PUBLIC_URL`, and the environment it runs as. */
 export interface PublicServer {
   readonly url: string;
   readonly environment: NodeEnvironment;
 }
 
-/**
- * The server of the committed document (`npm run openapi`): the defaults,
- * whatever the environment of whoever writes it, so that the file is the
- * same on every machine.
- */
+/** The committed document's server: the defaults, so that `npm run openapi` writes the same file anywhere. */
 export const DEFAULT_SERVER: PublicServer = {
   url: publicUrlOf(new HttpEnvironment().PUBLIC_URL),
   environment: 'development',
@@ -57,7 +52,6 @@ const ENVIRONMENT_WORDS: Readonly<Record<NodeEnvironment, string>> = {
   production: 'production',
 };
 
-/** A uuid, as the Webhook-Id is written. */
 const UUID_LENGTH = 36;
 /** `v1,` and the base64 of an HMAC-SHA256, one per key, separated by spaces. */
 const SIGNATURE_LENGTH = 'v1,'.length + 44;
@@ -107,7 +101,6 @@ function webhookHeaders(eventType: string): ParameterObject[] {
   ];
 }
 
-/** One event type as the `webhooks` section describes it: a signed POST to each subscriber. */
 function webhook(
   operationId: string,
   eventType: string,
@@ -136,11 +129,7 @@ function webhook(
   };
 }
 
-/**
- * What subscribers (WEBHOOK_URLS) receive: the OpenAPI 3.1 `webhooks` section.
- * It describes requests this service sends, not routes it serves, so no
- * controller can carry it; the bodies refer to the emitted NewPlant schema.
- */
+/** The `webhooks` section: requests this service sends, not serves, which no controller can describe. */
 const PLANT_WEBHOOKS: OpenAPIObject['webhooks'] = {
   'plant/webhook': webhook('newPlantWebhook', 'plant.created', 'A new plant', {
     description: 'Plant added to the store',
@@ -205,11 +194,8 @@ export function buildOpenApiDocument(app: INestApplication, server = DEFAULT_SER
 }
 
 /**
- * Serves the document as `/openapi.json` and `/openapi.yaml`, with this
- * instance's `PUBLIC_URL` as its server (the YAML written as `npm run openapi`
- * writes it), and the Swagger UI at `/docs`, whose calls go first to the
- * origin the page came from: the address a browser reached it at works,
- * whatever PUBLIC_URL says.
+ * Serves `/openapi.json` and `/openapi.yaml` with this instance's PUBLIC_URL as server, and the
+ * Swagger UI at `/docs`, whose calls go to the page's own origin first, whatever PUBLIC_URL says.
  */
 export function setUpOpenApi(app: INestApplication): void {
   const server: PublicServer = {
@@ -234,7 +220,6 @@ export function setUpOpenApi(app: INestApplication): void {
   });
 }
 
-/** The document as the Swagger UI shows it: the page's own origin first among the servers. */
 function forThisPage(document: OpenAPIObject): OpenAPIObject {
   return {
     ...document,
@@ -268,7 +253,6 @@ function closeRequestBodies(document: OpenAPIObject): void {
   }
 }
 
-/** Whether each documented operation is guarded, and the scopes it needs, by its path and method. */
 function accessByOperation(
   guarded: readonly GuardedRoute[],
 ): (path: string, method: string) => OperationAccess {
@@ -282,17 +266,12 @@ function accessByOperation(
   return (path, method) => byOperation.get(`${method} ${path}`) ?? { guarded: false, scopes: [] };
 }
 
-/** A route behind the bearer guard, and the scopes it needs. */
 interface GuardedRoute {
   readonly method: string;
   readonly path: string;
   readonly scopes: readonly Scope[];
 }
 
-/**
- * What the controllers declare: each one's tag (`@ApiResource`), the scopes
- * their routes need, and the routes the bearer guard stands before.
- */
 function inventory(app: INestApplication): {
   tags: Array<{ name: string; description: string }>;
   scopes: Set<Scope>;
@@ -331,11 +310,7 @@ function inventory(app: INestApplication): {
   };
 }
 
-/**
- * Adds the `ETag` header to the 200 of every operation that declares it
- * answers one (`@IfNoneMatch()`, `@IfMatch()`): Swagger
- * keeps one declaration per status, and the 200 is the controller's own.
- */
+/** Swagger keeps one declaration per status and the 200 is the controller's: `ETag` is added to it here. */
 function documentEntityTags(
   document: OpenAPIObject,
   tagged: ReadonlyArray<{ method: string; path: string }>,
@@ -355,12 +330,8 @@ function documentEntityTags(
 const EVERY_METHOD = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head', 'search', 'query'];
 
 /**
- * Adds to every guarded operation the failures the platform answers whatever
- * the route does (the bearer guard's 401, the rate limit's 429, the filter's
- * 500 and 503), and 403 where the route needs a scope, with the scope it
- * needs in the example. A controller, whether written here or by
- * `nest g resource`, documents only the failures of its own; a status it
- * words itself keeps its wording.
+ * The failures the platform answers on every guarded operation (401, 429, 500, 503, and 403 with
+ * the scope needed), so that a controller documents only its own; a status it words keeps its wording.
  */
 function documentPlatformErrors(document: OpenAPIObject, guarded: readonly GuardedRoute[]): void {
   for (const route of guarded) {
