@@ -2,15 +2,11 @@ import { parseArgs } from 'node:util';
 
 import type { Queryable } from '../database/raw-query.js';
 
-/** Every dead delivery, or those of the events named. */
 export type RequeueSelection = { readonly all: true } | { readonly eventIds: readonly string[] };
 
 export interface RequeueResult {
-  /** Deliveries turned back to pending (one per event and subscriber). */
   readonly deliveries: number;
-  /** The events they belong to. */
   readonly eventIds: ReadonlySet<string>;
-  /** Events named in the selection that had no dead delivery: unknown, pending, delivered, or deleted. */
   readonly notDead: readonly string[];
 }
 
@@ -26,11 +22,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const REQUEUE_BATCH = 1_000;
 
 /**
- * A batch of dead rows back to pending, due now, with a full set of attempts.
- * The last error stays until the next attempt replaces or clears it. Only
- * rows dead before the command started ($3): one that the dispatcher gives up
- * again meanwhile (its subscriber still failing) is not taken round again.
- * `SKIP LOCKED`: a row being deleted by the cleanup at this moment is left to it.
+ * Only rows dead before the command started ($3): one given up again meanwhile (its subscriber still
+ * failing) is not taken round again. `SKIP LOCKED`: a row the cleanup is deleting is left to it.
  */
 const REQUEUE_SQL = `
   UPDATE webhook_deliveries AS delivery
@@ -48,7 +41,6 @@ const REQUEUE_SQL = `
 /** The database's clock, as text: it goes back to a timestamptz to the microsecond. */
 const NOW_SQL = 'SELECT now()::text AS now';
 
-/** Reads the command line: `--all`, or one or more `--id <uuid>`. */
 export function parseRequeueArguments(args: readonly string[]): RequeueSelection {
   let values: { all?: boolean; id?: string[] };
   try {
@@ -72,11 +64,7 @@ export function parseRequeueArguments(args: readonly string[]): RequeueSelection
   return values.all ? { all: true } : { eventIds: [...new Set(ids.map((id) => id.toLowerCase()))] };
 }
 
-/**
- * Turns dead deliveries back to pending, batch after batch, so that the
- * dispatcher of any instance delivers them again (at its next poll). Safe
- * while the service runs: rows are claimed as the dispatcher claims them.
- */
+/** Safe while the service runs: rows are locked as the dispatcher locks them. */
 export async function requeueDeadEvents(db: Queryable, selection: RequeueSelection): Promise<RequeueResult> {
   const eventIds = new Set<string>();
   const filter = 'all' in selection ? null : selection.eventIds;
@@ -100,7 +88,6 @@ export async function requeueDeadEvents(db: Queryable, selection: RequeueSelecti
   };
 }
 
-/** What the command prints: what it did, then what it could not do. */
 export function describeRequeue(result: RequeueResult): string[] {
   const lines = [
     result.deliveries === 0

@@ -1,7 +1,6 @@
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
 export interface CircuitSettings {
-  /** Failed attempts in a row that open the circuit. */
   readonly failures: number;
   /** The first pause; each failed trial doubles it, up to `maxPauseMs`. */
   readonly pauseMs: number;
@@ -9,15 +8,8 @@ export interface CircuitSettings {
 }
 
 /**
- * One subscriber's circuit breaker, in this instance. Closed, attempts flow
- * up to the subscriber's cap. After `failures` failed attempts in a row it
- * opens: nothing more is claimed for the subscriber, so its events wait in
- * the outbox without spending their attempts, and the instance's other
- * subscribers are not held up. After the pause, one trial attempt at a time
- * (half-open): an answer that takes the event closes the circuit; a failure
- * opens it again for twice the pause, up to the maximum. Each pause is
- * randomised between half and all of it, so that instances that opened
- * together do not try again together.
+ * One subscriber's circuit breaker in this instance: docs/webhooks.md#one-subscriber-cannot-hold-up-another.
+ * Each pause is randomised between half and all of it: instances that opened together do not retry together.
  */
 export class SubscriberCircuit {
   private failuresInRow = 0;
@@ -37,7 +29,6 @@ export class SubscriberCircuit {
     return this.now() < this.openUntil ? 'open' : 'half-open';
   }
 
-  /** How many more attempts may start now, with `inFlight` running, under a cap of `cap`. */
   room(inFlight: number, cap: number): number {
     switch (this.state) {
       case 'closed':
@@ -49,12 +40,11 @@ export class SubscriberCircuit {
     }
   }
 
-  /** When an open circuit lets a trial through; undefined unless open. */
   get reopensAt(): number | undefined {
     return this.state === 'open' ? this.openUntil : undefined;
   }
 
-  /** The subscriber took an event: whatever came before, it answers again. Answers whether that closed the circuit. */
+  /** Answers whether that closed the circuit. */
   succeeded(): boolean {
     const wasOpen = this.openUntil !== undefined;
     this.failuresInRow = 0;
@@ -63,7 +53,7 @@ export class SubscriberCircuit {
     return wasOpen;
   }
 
-  /** An attempt failed. Answers whether that opened a closed circuit. */
+  /** Answers whether that opened a closed circuit. */
   failed(): boolean {
     switch (this.state) {
       case 'closed':

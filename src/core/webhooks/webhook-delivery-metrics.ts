@@ -2,24 +2,18 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 
 import type { CircuitState } from './subscriber-circuit.js';
 
-/** What becomes of a webhook delivery attempt. */
 export const DELIVERY_OUTCOMES = ['delivered', 'failed', 'dead'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
-/** A subscriber as this instance delivers to it, seen at a scrape. */
 export interface SubscriberLoad {
-  /** Its label: origin and path, never credentials or a query string. */
   readonly label: string;
   readonly inFlight: number;
   readonly state: CircuitState;
 }
 
 /**
- * This instance's delivery to each subscriber: attempts by outcome, attempts
- * in flight, and whether its circuit is open. Every series of a configured
- * subscriber is served from the start, at 0: a series that appears with its
- * first increment shows Prometheus no increase (rate() and increase() need a
- * sample before it), so the first delivery given up would raise no alert.
+ * Every series of a configured subscriber is served from the start, at 0: a series that appears with
+ * its first increment shows Prometheus no increase, so the first delivery given up would raise no alert.
  */
 export class WebhookDeliveryMetrics {
   private readonly attempts: Counter<'subscriber' | 'outcome'>;

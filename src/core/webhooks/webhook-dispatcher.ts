@@ -21,12 +21,8 @@ import { redactUrls } from './webhook-subscribers.js';
 const LEASE_MARGIN_MS = 5_000;
 
 /**
- * Claims due events for each subscriber that has room, at most that many,
- * oldest first, with `FOR UPDATE SKIP LOCKED`, so that instances sharing the
- * database never claim the same one; and leases them for an attempt's
- * timeout (plus a margin) by moving their due time, in the same statement.
- * Each subscriber's claim is its own, so one whose events are all in flight
- * or held back takes nothing from the others.
+ * `SKIP LOCKED`: instances sharing the database never claim the same event. The claim leases it by
+ * moving its due time in the same statement. Each subscriber's claim is its own, limited to its room.
  */
 const CLAIM_SQL = `
   UPDATE webhook_deliveries AS delivery
@@ -47,9 +43,8 @@ const CLAIM_SQL = `
   RETURNING delivery.id::text, delivery.event_id, delivery.event_type, delivery.subscriber, delivery.payload,
             delivery.attempts, delivery.traceparent`;
 
-/** A subscriber as this instance delivers to it. */
 interface Lane {
-  /** What the outbox's `subscriber` column holds for it: its key. */
+  /** Its key, as the outbox's `subscriber` column holds it. */
   readonly subscriber: string;
   readonly attempt: Attempt;
   readonly circuit: SubscriberCircuit;
@@ -57,17 +52,8 @@ interface Lane {
 }
 
 /**
- * Delivers the outbox to the subscribers, in the background, at least once:
- * a 2xx answer marks an event delivered; anything else (an error status, a
- * timeout, a refused connection) schedules another attempt after an
- * exponential backoff with jitter, until the cap, after which the event is
- * marked dead, logged and counted. A database that is down only delays it.
- *
- * Attempts run as a rolling pool: each subscriber has up to
- * WEBHOOK_SUBSCRIBER_CONCURRENCY attempts in flight, and whenever one ends,
- * an event commits or the poll comes round, what has room claims more. A
- * subscriber that stalls fills its own share and no other's, and one that
- * keeps failing is backed off by its circuit breaker (SubscriberCircuit).
+ * Delivers the outbox at least once, in a rolling pool shared out by subscriber
+ * (docs/webhooks.md#one-subscriber-cannot-hold-up-another).
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -79,11 +65,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private claiming?: Promise<void>;
   private claimAgain = false;
   private stopped = false;
-  /**
-   * Runs a function in the context the dispatcher was made in, outside any
-   * request: a claim that a create's commit starts is not that request's
-   * work, and its log lines must not carry the request's id.
-   */
+  /** A claim that a create's commit starts is not that request's work: its log lines carry no request id. */
   private readonly outsideRequests = AsyncLocalStorage.snapshot();
 
   constructor(
@@ -140,12 +122,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** An event was committed to the outbox: look at it now rather than at the next poll. */
+  /** Looks at the outbox now rather than at the next poll. */
   nudge(): void {
     this.fill();
   }
 
-  /** Stops claiming, and lets the attempts in flight finish (each is bounded by its timeout). */
+  /** Lets the attempts in flight finish: each is bounded by its timeout. */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
@@ -153,10 +135,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await Promise.all(this.attempts);
   }
 
-  /**
-   * Claims what the subscribers have room for. One claim runs at a time;
-   * calls meanwhile make one more claim after it, for all of them.
-   */
+  /** One claim runs at a time; calls meanwhile make one more claim after it, for all of them. */
   private fill(): void {
     if (!this.enabled || this.stopped) {
       return;
@@ -255,14 +234,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** base × 2^(attempt-1), at most max, then a random half of it or more: failing receivers are not hit in step. */
+  /** A random half or more of the ceiling: failing receivers are not hit in step. */
   private backoffMs(attempt: number): number {
     const ceiling = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** (attempt - 1));
     return Math.round(ceiling * (0.5 + Math.random() / 2));
   }
 }
 
-/** An error's message for the log, any URL in it cut to its origin and path. */
 function describeError(error: unknown): string {
   return redactUrls(error instanceof Error ? error.message : String(error));
 }

@@ -9,12 +9,7 @@ import { redactUrls } from './webhook-subscribers.js';
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
 const CLEANUP_BATCH = 1_000;
 
-/**
- * A batch of delivered (then dead, then unsubscribed) rows past the
- * retention, found through their partial index. `SKIP LOCKED` lets every
- * instance run this at the same time without waiting for each other, or for
- * a row being re-queued.
- */
+/** `SKIP LOCKED`: every instance runs this at once without waiting for the others, or for a re-queue. */
 function deleteBatchSql(
   status: 'delivered' | 'dead' | 'unsubscribed',
   column: 'delivered_at' | 'dead_at' | 'unsubscribed_at',
@@ -40,11 +35,8 @@ const DELETE_BATCHES = [
 ] as const;
 
 /**
- * Keeps the outbox from growing for ever: every instance deletes, every
- * WEBHOOK_CLEANUP_INTERVAL_MS, the delivered, dead and unsubscribed rows
- * older than WEBHOOK_RETENTION_MS (until then they are there to inspect, and
- * dead ones to re-queue). It runs whether or not this instance delivers: rows written
- * while subscribers were configured outlive a configuration without them.
+ * Deletes the rows past their retention (docs/webhooks.md#retention), whether or not this instance
+ * delivers: rows written while subscribers were configured outlive a configuration without them.
  */
 @Injectable()
 export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationBootstrap {
@@ -65,7 +57,7 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
     }
   }
 
-  /** Deletes every delivered, dead and unsubscribed row past the retention, batch after batch; answers how many. */
+  /** Answers how many rows it deleted; shutdown stops it between batches. */
   async deleteExpired(): Promise<number> {
     const pool = rawQueries(this.dataSource);
     let deleted = 0;
@@ -96,7 +88,6 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
         );
       }
     } catch (error) {
-      // Nothing is lost by waiting: the next run deletes what this one could not.
       this.logger.warn(
         `Could not clean up the outbox: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
       );

@@ -21,12 +21,7 @@ interface BacklogRow {
   readonly oldest_age_seconds: number | null;
 }
 
-/**
- * Each subscriber's pending, dead and unsubscribed rows, and the age of its
- * oldest pending one, in one statement: each status is counted through its
- * own partial index, so a scrape reads only those rows, however many
- * delivered ones the table keeps.
- */
+/** Each status is counted through its own partial index: never the delivered rows, however many. */
 const OUTBOX_STATE_SQL = `
   SELECT subscriber, 'pending' AS status, count(*)::float8 AS count,
          extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
@@ -38,31 +33,18 @@ const OUTBOX_STATE_SQL = `
   SELECT subscriber, 'unsubscribed', count(*)::float8, NULL
   FROM webhook_deliveries WHERE status = 'unsubscribed' GROUP BY subscriber`;
 
-/**
- * How long one reading of the outbox stands for every scrape, as readiness's
- * ping does: `/metrics` may be public (on the API's port outside
- * production), and without it each call would cost a statement over the
- * outbox's indexes.
- */
+/** `/metrics` may be public (on the API's port outside production): a call must not cost a statement each. */
 export const OUTBOX_METRICS_CACHE_MS = 1_000;
 
 const EMPTY: Backlog = { pending: 0, dead: 0, unsubscribed: 0, oldestPendingAgeSeconds: 0 };
 /** What the gauges say when the outbox cannot be read: not a number, rather than a reassuring zero. */
 const UNKNOWN: Backlog = { pending: NaN, dead: NaN, unsubscribed: NaN, oldestPendingAgeSeconds: NaN };
 
-/**
- * Gauges of the outbox by subscriber, read from the database when Prometheus
- * scrapes, once a second at most: the table is shared by every instance, so
- * each reports the same figures, and none has to keep them up to date
- * between scrapes. Every
- * configured subscriber has its series, at 0 when nothing waits for it; rows
- * of others (written under an earlier configuration) have theirs too. A
- * database that cannot answer makes them NaN; the scrape itself never fails.
- */
+/** The outbox's gauges by subscriber, read at a scrape, once a second at most (docs/webhooks.md#metrics). */
 @Injectable()
 export class WebhookOutboxMetrics {
   private readonly logger = new Logger('Webhooks');
-  /** The subscribers with series: the configured ones, and any the outbox has held since the start. */
+  /** The configured subscribers, and any the outbox has held since the start. */
   private readonly known: Set<string>;
   private recent?: { readonly at: number; readonly reading: Promise<Map<string, Backlog>> };
 
@@ -96,11 +78,7 @@ export class WebhookOutboxMetrics {
     );
   }
 
-  /**
-   * One reading, answered or failed, serves every gauge of every scrape of
-   * the next second; scrapes arriving while it runs wait for it rather than
-   * send their own.
-   */
+  /** Scrapes arriving while a reading runs wait for it rather than send their own. */
   private state(): Promise<Map<string, Backlog>> {
     const now = Date.now();
     if (!this.recent || now - this.recent.at >= OUTBOX_METRICS_CACHE_MS) {

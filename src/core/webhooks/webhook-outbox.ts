@@ -15,11 +15,7 @@ import { traceparentOf } from '../tracing/trace-context.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
-/**
- * `<resource>.<event>` in lower case (`plant.created`, `order.shipped`), at
- * most 64 characters (the column's size): what receivers switch on, so it is
- * kept to a form that is safe in a header and in a metric label.
- */
+/** `<resource>.<event>` in lower case, at most the column's size: safe in a header and a metric label. */
 const EVENT_TYPE_PATTERN = /^[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+$/;
 const MAX_EVENT_TYPE_LENGTH = 64;
 
@@ -27,7 +23,6 @@ const MAX_EVENT_TYPE_LENGTH = 64;
 const RECORDED_EVENTS = 'webhookOutboxRecorded';
 
 export interface WebhookEvent {
-  /** `<resource>.<event>`: `plant.updated`. */
   readonly type: string;
   /** The body sent, as JSON (a `bigint` as a number with all its digits). */
   readonly payload: unknown;
@@ -36,21 +31,9 @@ export interface WebhookEvent {
 }
 
 /**
- * How a resource announces a change to the webhook subscribers: recorded by
- * the change's own transaction, so that an event exists if and only if the
- * change it announces commits; the dispatcher delivers it afterwards, at
- * least once, starting as soon as the transaction commits.
- *
- * ```ts
- * await this.dataSource.transaction(async (manager) => {
- *   const plant = await updateIfMatch(manager, Plant, { id }, changes, precondition);
- *   await this.outbox.enqueue(manager, 'plant.updated', plantView(plant));
- * });
- * ```
- *
- * Each event carries the trace context of the change it announces (its
- * `traceparent`, when traced), as OpenTelemetry's messaging conventions have
- * a producer do: each delivery's span links back to it.
+ * Records events in the transaction of the change they announce
+ * (docs/webhooks.md#announcing-the-events-of-another-resource), with its `traceparent`, as
+ * OpenTelemetry's messaging conventions have a producer do: each delivery's span links back to it.
  */
 @Injectable()
 export class WebhookOutbox implements EntitySubscriberInterface {
@@ -63,16 +46,11 @@ export class WebhookOutbox implements EntitySubscriberInterface {
     dataSource.subscribers.push(this);
   }
 
-  /** Whether anyone is told of events: without subscribers, recording one writes nothing. */
   get hasSubscribers(): boolean {
     return this.config.subscribers.length > 0;
   }
 
-  /**
-   * Records the event for every subscriber, and answers its id (the
-   * `webhook-id` receivers de-duplicate on), or undefined when there is no
-   * subscriber: then nothing is written.
-   */
+  /** Answers the event's id, the `webhook-id`; undefined, and nothing written, without subscribers. */
   async enqueue(manager: EntityManager, type: string, payload: unknown): Promise<string | undefined> {
     const [id] = await this.enqueueAll(manager, [{ type, payload }]);
     return id;

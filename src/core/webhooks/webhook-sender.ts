@@ -11,7 +11,6 @@ import {
 } from './webhook-signature.js';
 import { redactUrls } from './webhook-subscribers.js';
 
-/** One event for one subscriber, as claimed from the outbox. */
 export interface ClaimedDelivery {
   readonly id: string;
   readonly event_id: string;
@@ -22,7 +21,6 @@ export interface ClaimedDelivery {
   readonly traceparent: string | null;
 }
 
-/** Where an attempt goes, and how it is authorised, signed and bounded. */
 export interface Attempt {
   /** Without credentials: those are in `authorization`. */
   readonly url: string;
@@ -34,12 +32,8 @@ export interface Attempt {
 }
 
 /**
- * One attempt; answers why it failed, or undefined when the subscriber took
- * the event. Each attempt is a span of its own, whose context goes with the
- * request (`traceparent`), so that the subscriber's work joins its trace;
- * it links to the span of the change that stored the event, as
- * OpenTelemetry's messaging conventions link a consumer to its producer,
- * so that a delivery leads back to the request that caused it.
+ * Answers why the attempt failed, if it did. Its span's context goes with the request, and it links
+ * to the change that stored the event, as OpenTelemetry's messaging conventions link consumer to producer.
  */
 export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promise<string | undefined> {
   const target = URL.parse(attempt.url);

@@ -4,20 +4,12 @@ import { createHmac } from 'node:crypto';
 export const WEBHOOK_ID_HEADER = 'webhook-id';
 export const WEBHOOK_TIMESTAMP_HEADER = 'webhook-timestamp';
 export const WEBHOOK_SIGNATURE_HEADER = 'webhook-signature';
-/**
- * The event's type (`plant.created`). Standard Webhooks puts the type in the
- * body, but the bodies here are the resources themselves (the `plant/webhook`
- * body is a NewPlant), so a receiver of several types tells them apart here.
- */
+/** Standard Webhooks puts the type in the body, but here the body is the resource itself. */
 export const WEBHOOK_EVENT_TYPE_HEADER = 'webhook-event-type';
 
 /**
- * The `webhook-signature` header: for each key, `v1,` and the base64
- * HMAC-SHA256 of the event id, the timestamp (Unix seconds) and the body
- * exactly as sent, joined by dots; several are separated by spaces. Signing
- * the id too means a captured delivery cannot be replayed under another id
- * to get past a receiver's de-duplication. A receiver accepts the delivery
- * when any signature matches one of its keys, so keys rotate without a gap.
+ * The `webhook-signature` header, one signature per key so that keys rotate without a gap. The id is
+ * signed too: a captured delivery cannot be replayed under another id past a receiver's de-duplication.
  */
 export function signWebhook(
   keys: readonly Uint8Array[],

@@ -9,14 +9,13 @@ import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
 /** Rows changed per statement: short statements, few row locks at a time. */
 const SWEEP_BATCH = 1_000;
 
-/** This instance's subscribers, leased until now + $2 ms; a longer lease another instance holds stays. */
+/** A longer lease another instance holds stays. */
 const RENEW_SQL = `
   INSERT INTO webhook_subscribers (subscriber, expires_at)
   SELECT key, now() + make_interval(secs => $2::double precision / 1000) FROM unnest($1::text[]) AS key
   ON CONFLICT (subscriber) DO UPDATE
   SET expires_at = greatest(webhook_subscribers.expires_at, excluded.expires_at)`;
 
-/** The subscribers of pending rows that no instance holds a lease on. */
 const UNLEASED_SQL = `
   SELECT DISTINCT delivery.subscriber FROM webhook_deliveries AS delivery
   WHERE delivery.status = 'pending'
@@ -27,10 +26,7 @@ const UNLEASED_SQL = `
 
 const LEASED_SQL = `SELECT subscriber FROM webhook_subscribers WHERE subscriber = ANY ($1::text[]) AND expires_at > now()`;
 
-/**
- * A batch of pending rows that an instance of an earlier release stored
- * under the subscriber's whole URL ($1), moved to its key ($2).
- */
+/** Pending rows an earlier release stored under the subscriber's whole URL ($1), moved to its key ($2). */
 const REKEY_SQL = `
   WITH rekeyed AS (
     UPDATE webhook_deliveries AS delivery SET subscriber = $2
@@ -45,11 +41,8 @@ const REKEY_SQL = `
   SELECT count(*)::integer AS count FROM rekeyed`;
 
 /**
- * A batch of pending rows of a subscriber no instance holds a lease on,
- * marked unsubscribed (and keyed, should they hold a whole URL). The lease is
- * checked again in the statement: an instance configured with the subscriber
- * renews its lease before it writes any row, so a row this statement sees
- * was written after a lease it sees too, and is left alone.
+ * The lease is checked again in the statement: an instance configured with the subscriber renews its
+ * lease before it writes any row, so a row this statement sees was written after a lease it sees too.
  */
 const UNSUBSCRIBE_SQL = `
   WITH marked AS (
@@ -67,24 +60,15 @@ const UNSUBSCRIBE_SQL = `
   )
   SELECT count(*)::integer AS count FROM marked`;
 
-/** Leases run out: the subscribers of removed configurations, which no row needs any more. */
 const FORGET_SQL = `DELETE FROM webhook_subscribers WHERE expires_at <= now()`;
 
 /**
- * Keeps events of a subscriber that was removed from WEBHOOK_URLS from being
- * delivered, or left pending for ever. Instances may run different
- * configurations for a while (a rolling update), so no instance decides
- * alone: each holds a lease on its own subscribers in the database, renewed
- * every third of WEBHOOK_SUBSCRIBER_LEASE_MS, and any instance marks the
- * pending events of a subscriber nobody holds a lease on `unsubscribed`:
- * never delivered, logged once per subscriber, counted by the outbox metrics,
- * and deleted after the retention like dead ones. Until then, no instance
- * without the subscriber claims its events anyway (WebhookDispatcher).
+ * Marks `unsubscribed` the pending events of a subscriber no instance holds a lease on: instances may
+ * run different configurations for a while, so none decides alone (docs/webhooks.md#removed-subscribers).
  */
 @Injectable()
 export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplicationBootstrap {
   private readonly logger = new Logger('Webhooks');
-  /** The subscribers this instance has logged as removed. */
   private readonly reported = new Set<string>();
   private readonly keys: string[];
 
@@ -102,7 +86,7 @@ export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplica
     this.startRuns(this.config.subscriberLeaseMs / 3);
   }
 
-  /** Marks the pending events of subscribers no instance is configured with; answers how many, by subscriber. */
+  /** Answers how many events it marked, by subscriber. */
   async sweep(): Promise<Map<string, number>> {
     const db = rawQueries(this.dataSource);
     await db.query({ text: FORGET_SQL });
@@ -147,7 +131,6 @@ export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplica
         }
       }
     } catch (error) {
-      // Nothing is lost by waiting: the next run does what this one could not.
       this.warn('look for removed webhook subscribers', error);
     }
   }
@@ -159,7 +142,7 @@ export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplica
   }
 }
 
-/** Runs a batch statement until a batch is not full; answers the rows it changed. */
+/** Runs a batch statement until a batch is not full. */
 async function inBatches(db: Queryable, text: string, values: unknown[]): Promise<number> {
   let total = 0;
   let count: number;

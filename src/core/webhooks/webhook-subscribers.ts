@@ -1,23 +1,14 @@
-/** A WEBHOOK_URLS entry, split into what may be shown and stored, and what may not. */
+/** A WEBHOOK_URLS entry, split into what may be shown and stored (`key`), and what may not. */
 export interface WebhookSubscriber {
-  /**
-   * Its origin and path (`https://hooks.example.com/plants`): what the outbox
-   * stores, and how logs, spans and metrics name it. Never credentials or a
-   * query string.
-   */
   readonly key: string;
-  /** Where attempts go: the entry without its credentials, its query string kept. */
+  /** Without its credentials, its query string kept. */
   readonly url: string;
-  /** `Basic …` from the entry's credentials, when it has any: sent as the Authorization header, kept in memory only. */
   readonly authorization?: string;
 }
 
 /**
- * The subscriber of a WEBHOOK_URLS entry, already validated as an http(s)
- * URL with decodable credentials (see `subscriberProblems`). Credentials in
- * a URL cannot go in a request's URL (`fetch` refuses them, and they would
- * end up wherever the URL is written), so they become the Basic
- * authorization they stand for (RFC 9110 §11.2, RFC 7617).
+ * Of an entry `subscriberProblems` accepts. Credentials cannot stay in a request's URL (`fetch` refuses
+ * them, and logs would show them): they become the Basic authorization they stand for (RFC 7617).
  */
 export function parseSubscriber(entry: string): WebhookSubscriber {
   const url = new URL(entry);
@@ -31,10 +22,7 @@ export function parseSubscriber(entry: string): WebhookSubscriber {
   return { key, url: url.href, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
-/**
- * What is wrong with the WEBHOOK_URLS entries, by position: an entry is never
- * echoed, as it may carry a password.
- */
+/** By position: an entry is never echoed, as it may carry a password. */
 export function subscriberProblems(entries: readonly string[]): string[] {
   const problems: string[] = [];
   const positions = new Map<string, number[]>();
@@ -65,10 +53,7 @@ export function subscriberProblems(entries: readonly string[]): string[] {
   return problems;
 }
 
-/**
- * How logs, spans and metrics name a subscriber: its origin and path, never
- * its credentials, query string or fragment, where secrets may be.
- */
+/** How logs, spans and metrics name a subscriber: no credentials, query or fragment, where secrets may be. */
 export function subscriberLabel(url: string): string {
   const parsed = URL.parse(url);
   return parsed ? `${parsed.protocol}//${parsed.host}${parsed.pathname}` : 'an invalid URL';
