@@ -4,11 +4,8 @@ import { createLocalJWKSet, errors, type JSONWebKeySet, type JWK, type JWTVerify
 export interface KeySetSettings {
   readonly url: URL;
   readonly timeoutMs: number;
-  /** How long a fetched key set is used before it is refreshed (in the background). */
   readonly cacheMaxAgeMs: number;
-  /** How much longer the last good key set serves while the issuer cannot be reached. */
   readonly maxStaleMs: number;
-  /** The least time between two fetches a token with an unknown `kid` may cause. */
   readonly cooldownMs: number;
 }
 
@@ -37,7 +34,7 @@ export class IssuerKeySet {
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private attemptedAt = Number.NEGATIVE_INFINITY;
   private failedAt = Number.NEGATIVE_INFINITY;
-  /** Fetches failed in a row since the last that succeeded. */
+  /** Fetches failed in a row. */
   private failures = 0;
   private pending?: Promise<void>;
 
@@ -64,7 +61,7 @@ export class IssuerKeySet {
     }
   };
 
-  /** Fetches the key set unless the last fetch failed less than a retry pause ago: then there is none to use yet. */
+  /** Until a retry pause has passed since a failed fetch, there is no key set to use, and no fetch. */
   private async usableKeySet(): Promise<void> {
     if (!this.pending && this.now() - this.failedAt < this.retryPauseMs()) {
       throw new KeySetUnavailableError("the token issuer's key set could not be fetched just now");
@@ -141,7 +138,7 @@ export class IssuerKeySet {
   }
 }
 
-/** The body as text, refused once it is past `limit` bytes, declared or read. */
+/** Refused once past `limit` bytes, declared or read. */
 async function readAtMost(response: Response, limit: number): Promise<string> {
   const tooLarge = () => new KeySetUnavailableError(`the key set is larger than ${limit} bytes`);
   if (Number(response.headers.get('content-length') ?? 0) > limit) {

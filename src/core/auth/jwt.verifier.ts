@@ -13,7 +13,6 @@ import { IssuerKeySet, KeySetUnavailableError } from './issuer-key-set.js';
 import type { Principal } from './principal.js';
 import type { Scope } from './scopes.js';
 
-/** Three base64url segments: the shape of a compact JWS. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**

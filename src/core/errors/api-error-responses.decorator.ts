@@ -4,7 +4,6 @@ import { ApiResponse, getSchemaPath, type ResponseObject } from '@nestjs/swagger
 import { ErrorDto } from './error.dto.js';
 
 export interface ErrorDocumentation {
-  /** What the status means in this service. */
   readonly description: string;
   /** A message the service really answers with it. */
   readonly example: string;
@@ -15,7 +14,6 @@ export interface ResourceErrorDocumentation extends ErrorDocumentation {
   readonly status: HttpStatus;
 }
 
-/** Each status this service answers with an `Error`, as the OpenAPI document tells it. */
 export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocumentation>>> = {
   [HttpStatus.BAD_REQUEST]: {
     description:
@@ -77,12 +75,7 @@ export const ERROR_DOCUMENTATION: Readonly<Partial<Record<HttpStatus, ErrorDocum
   },
 };
 
-/**
- * Failures every guarded operation (every one not `@Public()`) can answer,
- * whatever it does: the guards' and the exception filter's. The document
- * builder adds them to each such operation, with 403 where the route needs a
- * scope (see `documentPlatformErrors`), so a controller declares only its own.
- */
+/** The guards' and the exception filter's: every operation not `@Public()` may answer them. */
 export const GUARDED_ERROR_STATUSES = [
   HttpStatus.UNAUTHORIZED,
   HttpStatus.TOO_MANY_REQUESTS,
@@ -90,11 +83,7 @@ export const GUARDED_ERROR_STATUSES = [
   HttpStatus.SERVICE_UNAVAILABLE,
 ] as const;
 
-/**
- * The `Error` response of one status, as the document carries it: the body's
- * schema and an example, worded as `ERROR_DOCUMENTATION` says unless `worded`
- * says otherwise.
- */
+/** Worded as `ERROR_DOCUMENTATION` says unless `worded` says otherwise. */
 export function errorResponseObject(
   status: HttpStatus,
   worded: Partial<ErrorDocumentation> = {},
@@ -125,11 +114,8 @@ export function ApiErrorResponse(
 }
 
 /**
- * Documents the `Error` body for the statuses an operation answers on its
- * own account (its 400, 404, 409, …), in a resource's own wording where it
- * gives one. Those of the platform are added for every guarded operation.
- * Two wordings of one status (a 409 for a taken id, another for a garden
- * not empty) are both kept: one description naming both, an example each.
+ * Documents the statuses an operation answers on its own account, the platform's being added for
+ * it. Two wordings of one status are both kept: one description naming both, an example each.
  */
 export function ApiErrorResponses(
   ...statuses: Array<HttpStatus | ResourceErrorDocumentation>

@@ -2,17 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { type HealthCheckAttempt, HealthIndicatorService } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 
-/**
- * How long one ping's answer stands for every readiness check: the probe is
- * public, so without it each unauthenticated call would cost a query.
- */
+/** The probe is public: without a cache, each unauthenticated call would cost a query. */
 export const READINESS_CACHE_MS = 1_000;
 
 /**
- * Pings PostgreSQL through the service's own pool, so "ready" means the
- * connections the requests use can reach the database. One ping, answered or
- * failed, serves every check of the next second, and checks arriving while it
- * runs wait for it rather than send their own.
+ * Through the service's own pool, so "ready" means the requests' connections reach the database. Checks
+ * arriving while a ping runs wait for it rather than send their own.
  */
 @Injectable()
 export class DatabaseHealthIndicator {

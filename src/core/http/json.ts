@@ -14,7 +14,6 @@ export class JsonSyntaxError extends Error {
  */
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** Valid JSON refused for a key it holds (see `PROTOTYPE_KEYS`); the message names it by its path. */
 export class JsonKeyError extends Error {
   override readonly name = 'JsonKeyError';
 }
@@ -35,7 +34,6 @@ declare global {
   }
 }
 
-/** What the reviver of `JSON.parse` is told of a primitive: its text in the source. */
 interface ReviverContext {
   readonly source?: string;
 }
@@ -43,8 +41,7 @@ interface ReviverContext {
 /**
  * Parses a body without losing a digit: `JSON.parse` rounds integers beyond 2^53 and fractions it
  * cannot represent, so a body where that may happen is parsed again with a reviver that reads each
- * number's source text (`parseExactNumber`). Refuses nesting deeper than `MAX_JSON_DEPTH` and the
- * keys of `PROTOTYPE_KEYS` (`JsonKeyError`).
+ * number's source text.
  */
 export function parseJson(text: string): unknown {
   let value: unknown;
@@ -192,7 +189,6 @@ export function stringifyJson(value: unknown): string {
   }
 }
 
-/** A `JSON.stringify` replacer that writes a `bigint` as a JSON number with all its digits. */
 export function bigintAsNumber(_key: string, value: unknown): unknown {
   return typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 }

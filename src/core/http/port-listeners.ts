@@ -11,13 +11,11 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
 export class PortListeners {
   private readonly others: NetServer[] = [];
 
-  /** `count` sockets in all: `server`'s own and `count - 1` others. */
   constructor(
     private readonly server: Server,
     private readonly count: number,
   ) {}
 
-  /** Listens on `port` (0: any free one) and `host` (unset: every address), then calls back. */
   listen(port: number, host: string | undefined, callback: (error?: Error) => void): void {
     if (this.count === 1) {
       this.server.listen(port, host, () => callback());

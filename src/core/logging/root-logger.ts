@@ -4,10 +4,7 @@ import type { AppConfig } from '../config/app.config.js';
 import { requestLogFields } from './request-context.js';
 import { BatchedDestination } from './batched-destination.js';
 
-/**
- * The process's one logger, for Nest and the request log, made before Nest is so that start-up and
- * its database retries are logged as they happen, in the configured format.
- */
+/** Made before Nest is, so that start-up and its database retries are logged as they happen. */
 export async function createRootLogger(
   { logLevel, logFormat }: Pick<AppConfig, 'logLevel' | 'logFormat'>,
   destination: DestinationStream = standardOutput(logFormat),

@@ -1,20 +1,12 @@
 import { INT64_MAX, INT64_MIN } from '../common/int64.js';
 
-/**
- * The range each integer format stands for. int64's ends are raw JSON text,
- * as no double holds 2^63 - 1: the document states them with every digit.
- */
+/** int64's ends are raw JSON text, as no double holds 2^63 - 1: the document states every digit. */
 const RANGES: Readonly<Record<string, { minimum: unknown; maximum: unknown }>> = {
   int32: { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 },
   int64: { minimum: JSON.rawJSON(String(INT64_MIN)), maximum: JSON.rawJSON(String(INT64_MAX)) },
 };
 
-/**
- * Gives every integer schema of the document that states no bound of its own
- * the bounds of its format: an `int64` id is refused outside int64, and the
- * document says so wherever one is declared (a body, a path, a query, a
- * webhook), for every resource, without each DTO repeating it.
- */
+/** Gives every integer schema that states no bound of its own its format's, so that no DTO repeats them. */
 export function boundIntegers(node: unknown): void {
   if (Array.isArray(node)) {
     node.forEach(boundIntegers);

@@ -10,7 +10,6 @@ import { RATE_LIMIT_FIELD, RATE_LIMIT_POLICY_FIELD } from '../rate-limit/rate-li
 import { secondsFrom } from '../rate-limit/rate-limit.storage.js';
 import { TOKEN_THROTTLER } from '../rate-limit/token-throttler.guard.js';
 
-/** An operation as the platform stands before it: public, or behind the bearer guard with these scopes. */
 export interface OperationAccess {
   readonly guarded: boolean;
   readonly scopes: readonly Scope[];
@@ -22,7 +21,6 @@ const MAX_COUNT_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
 const MAX_SECONDS = secondsFrom(Number.MAX_SAFE_INTEGER);
 const MAX_SECONDS_DIGITS = String(MAX_SECONDS).length;
 
-/** One RateLimit field's value: a policy's name and two integer parameters. */
 function rateLimitSchema(count: string, seconds: string, example: string): HeaderObject['schema'] {
   const longestName = Math.max(...POLICIES.map((policy) => policy.length));
   return {
@@ -39,10 +37,7 @@ const COUNTED_ON =
   'and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and ' +
   '429 once the address is locked out). Not sent while that limit is off';
 
-/**
- * The headers the platform sends, declared once (`components.headers`) and
- * referred to from each response that carries them.
- */
+/** Declared once, in `components.headers`, and referred to from each response that carries them. */
 export const PLATFORM_HEADERS: Readonly<Record<string, HeaderObject>> = {
   RequestId: {
     description:
@@ -80,7 +75,6 @@ export const PLATFORM_HEADERS: Readonly<Record<string, HeaderObject>> = {
   },
 };
 
-/** `#/components/headers/<name>`. */
 function ref(name: keyof typeof PLATFORM_HEADERS): ReferenceObject {
   return { $ref: `#/components/headers/${name}` };
 }
@@ -97,7 +91,6 @@ function wwwAuthenticate(values: string[], required: boolean, description: strin
 /** Refusals that come before any count: the body's size, the scope. */
 const NEVER_COUNTED: ReadonlySet<number> = new Set([HttpStatus.FORBIDDEN, HttpStatus.PAYLOAD_TOO_LARGE]);
 
-/** The headers the platform adds to one response of an operation, besides the operation's own. */
 function platformHeadersOf(
   status: number,
   access: OperationAccess,
@@ -173,13 +166,7 @@ function challengesOf(status: number, scopes: readonly Scope[]): Record<string, 
   }
 }
 
-/**
- * Declares, on every response of every operation, the headers the platform
- * sends with it whatever the route does: `X-Request-Id` on all, the
- * RateLimit fields where the answer is counted (and, where it never is, that
- * they are not sent), `Retry-After` on 429 and 503, the bearer challenges.
- * The operation's own headers (an `ETag`, a `Link`) come first.
- */
+/** The headers the platform sends whatever the route does, after the operation's own (an `ETag`). */
 export function documentPlatformHeaders(
   document: OpenAPIObject,
   accessOf: (path: string, method: string) => OperationAccess,

@@ -14,13 +14,7 @@ export const OPENAPI_FILE = 'openapi.yaml';
 /** How many differences `--check` names before it says how many more there are. */
 const NAMED_DIFFERENCES = 10;
 
-/**
- * `npm run openapi`: writes the emitted OpenAPI document to `openapi.yaml`,
- * which is committed for client generators. With `--check` (`npm run lint`),
- * writes nothing, and fails, naming what differs, when `openapi.yaml` is not
- * the document the service emits: a change to the API is reviewed in the
- * document it changes.
- */
+/** With `--check` (`npm run lint`), fails when the committed file differs: API changes are reviewed there. */
 async function writeOpenApi(check: boolean): Promise<void> {
   const emitted = openApiYaml(await previewOpenApiDocument());
   if (!check) {

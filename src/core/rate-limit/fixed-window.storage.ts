@@ -11,16 +11,9 @@ interface Window {
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Counters for `@nestjs/throttler`, in fixed windows: O(1) per request.
- *
- * The library's default storage keeps one timestamp per hit and filters the
- * list on every request, which costs as much as the limit is high: fine for
- * ten requests a minute, not for a per-token limit of thousands a second.
- * A fixed window may let through up to twice the limit across a window's
- * edge, which is acceptable for limits meant to stop runaway clients.
- *
- * Counters live in this process: with several instances each counts its own
- * share, unless `REDIS_URL` puts them in Redis (`RedisThrottlerStorage`).
+ * Counters in fixed windows, O(1) per request, where the library's default storage filters one timestamp
+ * per hit on every request. A window may let twice the limit through across its edge: acceptable for
+ * limits meant to stop runaway clients.
  */
 export class FixedWindowThrottlerStorage extends RateLimitStorage implements OnModuleDestroy {
   private readonly windows = new Map<string, Window>();

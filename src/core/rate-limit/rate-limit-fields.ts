@@ -1,12 +1,8 @@
 import { secondsFrom, type ThrottlerStorageRecord } from './rate-limit.storage.js';
 
 /**
- * A client's budget under one limit, as the IETF RateLimit fields say it
- * (draft-ietf-httpapi-ratelimit-headers-10, the syntax since -08: a quoted
- * policy name with parameters): `RateLimit-Policy: "token";q=100;w=60` is the
- * limit (q requests per w seconds), `RateLimit: "token";r=42;t=17` what is
- * left of it (r requests, whole again in t seconds). The counts are the
- * storage's, so with Redis every instance reports the one shared budget.
+ * draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "token";q=100;w=60` is the limit (q requests
+ * per w seconds), `RateLimit: "token";r=42;t=17` what is left of it (r requests, whole again in t seconds).
  */
 export const RATE_LIMIT_POLICY_FIELD = 'RateLimit-Policy';
 export const RATE_LIMIT_FIELD = 'RateLimit';
@@ -15,7 +11,6 @@ export type RateLimitFields = Readonly<
   Record<typeof RATE_LIMIT_POLICY_FIELD | typeof RATE_LIMIT_FIELD, string>
 >;
 
-/** The fields after a hit counted in a fixed window of `windowMs` that allows `limit` hits. */
 export function rateLimitFields(
   policy: string,
   limit: number,
@@ -30,7 +25,7 @@ export function rateLimitFields(
   };
 }
 
-/** The fields of a key that is blocked for `seconds` more, whose hits are not counted meanwhile. */
+/** A blocked key's hits are not counted meanwhile. */
 export function blockedFields(
   policy: string,
   limit: number,

@@ -2,12 +2,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
-/**
- * Where the rate limits count: this process's memory
- * (`FixedWindowThrottlerStorage`), or Redis, shared by every instance
- * (`RedisThrottlerStorage`). The per-token throttler and the
- * failed-authentication lockout use the same one.
- */
+/** Where the rate limits count, in memory or Redis: the per-token throttler and the lockout share it. */
 export abstract class RateLimitStorage implements ThrottlerStorage {
   /** The key already names the throttler (see the guard's `generateKey`). */
   abstract increment(
@@ -18,11 +13,7 @@ export abstract class RateLimitStorage implements ThrottlerStorage {
     throttlerName?: string,
   ): Promise<ThrottlerStorageRecord>;
 
-  /**
-   * Seconds until `key` may be used again; 0 when it is not blocked. Counts
-   * nothing. Counters in memory answer at once, so that checking costs the
-   * request no promise; counters elsewhere answer with one.
-   */
+  /** Seconds until `key` may be used again, counting nothing; in memory at once: it costs no promise. */
   abstract blockedFor(key: string): number | Promise<number>;
 }
 

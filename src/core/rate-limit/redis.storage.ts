@@ -8,25 +8,18 @@ import { FixedWindowThrottlerStorage } from './fixed-window.storage.js';
 import { RateLimitStorage, secondsFrom, type ThrottlerStorageRecord } from './rate-limit.storage.js';
 
 export interface RedisSettings {
-  /** `redis://` or `rediss://`, credentials included: never logged as it is. */
+  /** Credentials included: never logged as it is. */
   readonly url: string;
-  /** The longest any one command may take before the request goes on without it. */
   readonly timeoutMs: number;
 }
 
 /** A connection needs several round trips (TCP, TLS, AUTH, the ready check): more than one command. */
 const CONNECT_TIMEOUT_MS = 1_000;
-/** How often a Redis that stopped answering while still connected (hung, not gone) is asked again. */
+/** How often a Redis that stopped answering while still connected (hung) is asked again. */
 const PROBE_INTERVAL_MS = 1_000;
 const KEY_PREFIX = 'plant-store:rate-limit:';
 
-/**
- * One hit in a fixed window, as `FixedWindowThrottlerStorage` counts it, in
- * one atomic step: KEYS[1] counts the window's hits and expires with it,
- * KEYS[2] exists while the key is blocked; ARGV: window ms, limit, block ms.
- * Hits are not counted while blocked. Answers hits, the window's ms left,
- * 1 when blocked (else 0), the block's ms left.
- */
+/** One hit, as `FixedWindowThrottlerStorage` counts it, atomically. ARGV: window ms, limit, block ms. */
 const HIT_SCRIPT = `
 local blockMs = redis.call('PTTL', KEYS[2])
 if blockMs > 0 then
@@ -58,38 +51,20 @@ interface RateLimitRedis extends Redis {
 }
 
 /**
- * The rate-limit counters in Redis, shared by every instance that uses the
- * same Redis: the same fixed windows as in memory, each hit one atomic script.
- *
- * While Redis is unreachable, slow or hung, the limits fall back to this
- * instance's memory (`FixedWindowThrottlerStorage`), as without Redis: each
- * instance counts its own share, so a token's budget is at most the instances'
- * number times its own, and an address's lockout still holds. Nothing is
- * refused or held up for Redis: no call waits longer than the timeout, none
- * is queued while disconnected, and once a call has failed Redis is not asked
- * again on a request's behalf until it answers again (ioredis reconnects in
- * the background; a hung connection is probed): only the requests in flight
- * when an outage begins wait, for one timeout. An outage is logged once as a
- * warning, its end once, and `rate_limit_storage_up` shows it.
- *
- * Both keys of a hit share a hash tag (the part in braces), so that on Redis
- * Cluster they live in one slot, as a script's keys must.
+ * The rate-limit counters in Redis, falling back to this instance's memory while Redis is unreachable,
+ * slow or hung, rather than failing open (docs/operations.md#shared-rate-limits-redis). Both keys of a
+ * hit share a hash tag (the part in braces): on Redis Cluster a script's keys must live in one slot.
  */
 export class RedisThrottlerStorage extends RateLimitStorage implements OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly client: RateLimitRedis;
-  /** The URL without its credentials: what the log may show. */
   private readonly location: string;
   private state: 'connecting' | 'up' | 'down' = 'connecting';
   private closing = false;
-  /**
-   * Made here rather than when an outage begins, so that its lines carry no
-   * request's context: the one whose check failed has long been answered.
-   */
+  /** Made here rather than when an outage begins, so that its log lines carry no request's context. */
   private readonly probe = setInterval(() => this.probeWhileDown(), PROBE_INTERVAL_MS).unref();
   private readonly upGauge: Gauge;
   private readonly uncounted: Counter;
-  /** Where hits are counted while Redis cannot count them. */
   private readonly fallback = new FixedWindowThrottlerStorage();
 
   private constructor({ url, timeoutMs }: RedisSettings, registry: Registry) {
@@ -119,11 +94,7 @@ export class RedisThrottlerStorage extends RateLimitStorage implements OnApplica
     this.client.on('close', () => this.markDown('connection closed'));
   }
 
-  /**
-   * The storage, once connected; the first requests are then counted. Should
-   * Redis not answer within the connect timeout, the service starts all the
-   * same, with limits open until it does.
-   */
+  /** Waits for Redis at most the connect timeout: the service starts all the same, counting in memory. */
   static async connect(settings: RedisSettings, registry: Registry): Promise<RedisThrottlerStorage> {
     const storage = new RedisThrottlerStorage(settings, registry);
     await once(storage.client, 'ready', { signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) }).catch(

@@ -17,15 +17,9 @@ import { tooManyRequests } from './too-many-requests.js';
 export const TOKEN_THROTTLER = 'token';
 
 /**
- * Requests per token, counted after authentication: the tracker is the
- * authenticated principal (never the token itself), so every address a
- * client uses shares its budget. Public routes are not counted.
- *
- * The library reads each route's `@Throttle()` and `@SkipThrottle()`; this
- * guard says whom a request counts for, and answers every counted request
- * with the IETF RateLimit fields (see `rateLimitFields`) rather than the
- * library's `X-RateLimit-*`, so that one vocabulary covers this limit and the
- * failed-authentication lockout.
+ * Requests per principal (never the token itself), so every address a client uses shares its budget;
+ * answered with the IETF RateLimit fields rather than the library's `X-RateLimit-*`, so that one
+ * vocabulary covers this limit and the failed-authentication lockout.
  */
 @Injectable()
 export class TokenThrottlerGuard extends ThrottlerGuard {
@@ -42,7 +36,7 @@ export class TokenThrottlerGuard extends ThrottlerGuard {
     return Promise.resolve(context.getArgByIndex<Request>(0).principal === undefined);
   }
 
-  /** The library's hook for where the request and response are: as in HTTP, without switchToHttp(). */
+  /** As in HTTP, without switchToHttp(). */
   protected override getRequestResponse(context: ExecutionContext): {
     req: Record<string, unknown>;
     res: Record<string, unknown>;
@@ -59,7 +53,6 @@ export class TokenThrottlerGuard extends ThrottlerGuard {
     return `${throttlerName}:${tracker}`;
   }
 
-  /** One hit, counted as the library counts it, answered with the RateLimit fields or 429. */
   protected override async handleRequest({
     context,
     limit,
