@@ -26,39 +26,34 @@ const UNLEASED_SQL = `
 
 const LEASED_SQL = `SELECT subscriber FROM webhook_subscribers WHERE subscriber = ANY ($1::text[]) AND expires_at > now()`;
 
-/** Pending rows an earlier release stored under the subscriber's whole URL ($1), moved to its key ($2). */
-const REKEY_SQL = `
-  WITH rekeyed AS (
-    UPDATE webhook_deliveries AS delivery SET subscriber = $2
+/** Updates a batch ($3) of the pending rows stored under subscriber $1 that `where` also selects. */
+function pendingBatchSql(set: string, where = 'true'): string {
+  return `
+  WITH changed AS (
+    UPDATE webhook_deliveries AS delivery SET ${set}
     FROM (
-      SELECT id FROM webhook_deliveries WHERE status = 'pending' AND subscriber = $1
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'pending' AND subscriber = $1 AND ${where}
       LIMIT $3
       FOR UPDATE SKIP LOCKED
-    ) AS stored
-    WHERE delivery.id = stored.id
+    ) AS batch
+    WHERE delivery.id = batch.id
     RETURNING 1
   )
-  SELECT count(*)::integer AS count FROM rekeyed`;
+  SELECT count(*)::integer AS count FROM changed`;
+}
+
+/** Pending rows an earlier release stored under the subscriber's whole URL ($1), moved to its key ($2). */
+const REKEY_SQL = pendingBatchSql('subscriber = $2');
 
 /**
  * The lease is checked again in the statement: an instance configured with the subscriber renews its
  * lease before it writes any row, so a row this statement sees was written after a lease it sees too.
  */
-const UNSUBSCRIBE_SQL = `
-  WITH marked AS (
-    UPDATE webhook_deliveries AS delivery
-    SET status = 'unsubscribed', unsubscribed_at = now(), subscriber = $2
-    FROM (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'pending' AND subscriber = $1
-        AND NOT EXISTS (SELECT FROM webhook_subscribers WHERE subscriber = $2 AND expires_at > now())
-      LIMIT $3
-      FOR UPDATE SKIP LOCKED
-    ) AS gone
-    WHERE delivery.id = gone.id
-    RETURNING 1
-  )
-  SELECT count(*)::integer AS count FROM marked`;
+const UNSUBSCRIBE_SQL = pendingBatchSql(
+  `status = 'unsubscribed', unsubscribed_at = now(), subscriber = $2`,
+  'NOT EXISTS (SELECT FROM webhook_subscribers WHERE subscriber = $2 AND expires_at > now())',
+);
 
 const FORGET_SQL = `DELETE FROM webhook_subscribers WHERE expires_at <= now()`;
 
