@@ -1,4 +1,4 @@
-import { Controller, Get, Post } from '@nestjs/common';
+import { Controller, Get, Patch, Post } from '@nestjs/common';
 
 import { RequireScopes, requiredScopesOf } from './scopes.js';
 
@@ -21,6 +21,9 @@ class UnscopedController {
 
   @Post()
   create(): void {}
+
+  @Patch(':id')
+  update(): void {}
 }
 
 describe('requiredScopesOf', () => {
@@ -42,6 +45,13 @@ describe('requiredScopesOf', () => {
       'shrubs:read',
     ]);
     expect(requiredScopesOf(UnscopedController, UnscopedController.prototype.create)).toStrictEqual([
+      'shrubs:write',
+    ]);
+  });
+
+  it('needs both for a PATCH, which answers the whole record', () => {
+    expect(requiredScopesOf(UnscopedController, UnscopedController.prototype.update)).toStrictEqual([
+      'shrubs:read',
       'shrubs:write',
     ]);
   });

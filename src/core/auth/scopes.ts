@@ -19,10 +19,13 @@ export function RequireScopes(...scopes: Scope[]): MethodDecorator & ClassDecora
 }
 
 const READING_METHODS = new Set([RequestMethod.GET, RequestMethod.HEAD, RequestMethod.OPTIONS]);
+/** They answer the whole record, fields not sent included: a token that may only write must not read through them. */
+const REPLYING_CHANGES = new Set([RequestMethod.PATCH, RequestMethod.PUT]);
 
 /**
- * Those named with `@RequireScopes()`, or else `<resource>:read` to read and `<resource>:write` for
- * anything else, the resource being the controller path's first segment; none outside a resource.
+ * Those named with `@RequireScopes()`, or else `<resource>:read` to read, `<resource>:write` for
+ * anything else, and both for `PATCH` and `PUT`, the resource being the controller path's first
+ * segment; none outside a resource.
  */
 export function requiredScopesOf(controller: object, handler: object): readonly Scope[] {
   const named =
@@ -37,5 +40,10 @@ export function requiredScopesOf(controller: object, handler: object): readonly 
     return [];
   }
   const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-  return [`${resource}:${method !== undefined && READING_METHODS.has(method) ? 'read' : 'write'}`];
+  if (method !== undefined && READING_METHODS.has(method)) {
+    return [`${resource}:read`];
+  }
+  return method !== undefined && REPLYING_CHANGES.has(method)
+    ? [`${resource}:read`, `${resource}:write`]
+    : [`${resource}:write`];
 }

@@ -168,8 +168,9 @@ export function buildOpenApiDocument(app: INestApplication, server = DEFAULT_SER
       type: 'http',
       scheme: 'bearer',
       description:
-        'Static tokens carry every scope. A JWT needs `<resource>:read` to read and `<resource>:write` for ' +
-        `anything else. Scopes: ${[...routes.scopes].map((scope) => `\`${scope}\``).join(', ')}.`,
+        'Static tokens carry every scope. A JWT needs `<resource>:read` to read, `<resource>:write` for ' +
+        'anything else, and both for a PATCH, which answers the whole record. Scopes:' +
+        ` ${[...routes.scopes].map((scope) => `\`${scope}\``).join(', ')}.`,
     })
     .addSecurityRequirements(BEARER_SCHEME_NAME);
   for (const { name, description } of routes.tags) {
