@@ -29,9 +29,9 @@ describe('webhook delivery beside a subscriber that never answers', () => {
       lastChange + 15_000,
     );
     const metrics = async () => (await fetch(`${testApp.url}/metrics`)).text();
-    expect(await metrics()).toContain(
-      `webhook_deliveries_total{subscriber="${healthy.url}",outcome="delivered"} ${CHANGES}\n`,
-    );
+    // Counted once each delivery is recorded, just after the receiver's answer.
+    const counted = `webhook_deliveries_total{subscriber="${healthy.url}",outcome="delivered"} ${CHANGES}\n`;
+    await eventually(async () => (await metrics()).includes(counted), 2_000);
     // The stalled subscriber was tried too, with its own attempts: once they time out, its
     // circuit opens and it is backed off, while the healthy one's stays closed.
     expect(stalled.connections).toBeGreaterThan(0);
