@@ -21,6 +21,9 @@
  *   left out); without, no outbox row, as the service writes none.
  * - The same Error bodies, `X-Request-Id`, security headers, 404 and 405 with
  *   `Allow`, and the same bounds on waiting for the database (503).
+ * - The RateLimit fields of each answer past the token check, and of a wrong
+ *   token's 401, counted in fixed windows as the service counts them (without
+ *   its 429s: the bench's limit is set above what it sends).
  * - The same listening sockets: HTTP_LISTENERS (64 on Linux, 1 elsewhere) bound
  *   to the port with SO_REUSEPORT, as `PortListeners` does, since Node accepts
  *   one connection per listening socket per turn of the event loop.
@@ -28,7 +31,7 @@
  * Left out, so that a change to the API is made in the service alone: the
  * other routes (`PATCH`, `DELETE`; `npm run bench` compares the service's
  * patches with another build of it, `--baseline`) and conditional requests;
- * and logs, metrics, rate limits and JWTs (static tokens only).
+ * and logs, metrics, the rate limits' 429s and JWTs (static tokens only).
  *
  *   PORT=4000 DATABASE_URL=postgres://… AUTH_TOKENS=… node bench/floor-server.js
  */
@@ -58,6 +61,10 @@ const NAME_RULE = 'name must be a string of 1 to 255 characters that is not only
 const TAG_RULE = 'tag must be a string of 1 to 255 characters, without U+0000';
 const LIMIT_RULE = `limit must be an integer from 1 to ${MAX_PAGE_SIZE}`;
 const JSON_MEDIA_TYPE = 'application/json';
+/** The service's limit per token, in its fixed windows, and the RateLimit fields it answers with. */
+const RATE_LIMIT = Number(process.env.RATE_LIMIT_PER_TOKEN ?? 100_000);
+const RATE_WINDOW_MS = 60_000;
+const RATE_LIMIT_POLICY = `"token";q=${RATE_LIMIT};w=${RATE_WINDOW_MS / 1000}`;
 /** The webhook subscribers: the service records an event per change only when there are some. */
 const SUBSCRIBERS = (process.env.WEBHOOK_URLS ?? '')
   .split(',')
@@ -121,11 +128,55 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const ACCEPTABLE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const RETRY_LATER = ['Retry-After', '1'];
 
-/** The headers every answer starts with: its request id (the client's, when acceptable), then helmet's. */
+/**
+ * The headers every answer starts with: its request id (the client's, when acceptable), helmet's,
+ * then once the token is known, what is left of its rate limit.
+ */
 function baseHeaders(request) {
   const offered = request.headers['x-request-id'];
   const id = typeof offered === 'string' && ACCEPTABLE_REQUEST_ID.test(offered) ? offered : randomUUID();
-  return ['X-Request-Id', id, ...SECURITY_HEADERS];
+  const headers = ['X-Request-Id', id, ...SECURITY_HEADERS];
+  if (request.rateLimit !== undefined) {
+    headers.push('RateLimit-Policy', RATE_LIMIT_POLICY, 'RateLimit', request.rateLimit);
+  }
+  return headers;
+}
+
+const windows = new Map();
+const failures = new Map();
+const FAILURE_LIMIT = 20;
+
+/** The service's lockout counts each address's failed tokens; the contract check sends a few. */
+function countFailure(request) {
+  const now = Date.now();
+  const address = request.socket.remoteAddress;
+  let window = failures.get(address);
+  if (window === undefined || window.endsAt <= now) {
+    window = { hits: 0, endsAt: now + RATE_WINDOW_MS };
+    failures.set(address, window);
+  }
+  window.hits++;
+  const left = Math.max(0, FAILURE_LIMIT - window.hits);
+  const seconds = Math.ceil((window.endsAt - now) / 1000);
+  return [
+    'RateLimit-Policy',
+    `"auth-failures";q=${FAILURE_LIMIT};w=${RATE_WINDOW_MS / 1000}`,
+    'RateLimit',
+    `"auth-failures";r=${left};t=${seconds}`,
+  ];
+}
+
+/** Counts the request in its token's window; the limit is set above what a bench sends. */
+function countRequest(request) {
+  const now = Date.now();
+  let window = windows.get(request.headers.authorization);
+  if (window === undefined || window.endsAt <= now) {
+    window = { hits: 0, endsAt: now + RATE_WINDOW_MS };
+    windows.set(request.headers.authorization, window);
+  }
+  window.hits++;
+  const left = Math.max(0, RATE_LIMIT - window.hits);
+  request.rateLimit = `"token";r=${left};t=${Math.ceil((window.endsAt - now) / 1000)}`;
 }
 
 function sendJson(request, response, status, text, extraHeaders) {
@@ -167,7 +218,6 @@ function plantJson(row) {
 const COLLECTION_PATH = /^\/plants\/?$/i;
 const ITEM_PATH = /^\/plants\/([^/]+)\/?$/i;
 const NO_BODY = Symbol('no body');
-const UNSUPPORTED_BODY = Symbol('not JSON');
 
 function handle(request, response) {
   const url = request.url ?? '/';
@@ -189,6 +239,10 @@ function handle(request, response) {
     allowed = 'GET, HEAD';
     operation = method === 'GET' || method === 'HEAD' ? read : undefined;
     argument = item[1];
+    if (operation && !decodable(argument)) {
+      // As the router refuses it: before the token is looked at.
+      return fail(request, response, 400, `Failed to decode param '${argument}'`);
+    }
   }
   if (!operation) {
     return fail(request, response, 405, `Method ${method} is not allowed on ${path}; allowed: ${allowed}`, [
@@ -200,8 +254,13 @@ function handle(request, response) {
   readBody(request, response, (body) => {
     const refusal = authenticate(request.headers.authorization);
     if (refusal) {
-      return fail(request, response, 401, refusal.message, ['WWW-Authenticate', refusal.challenge]);
+      return fail(request, response, 401, refusal.message, [
+        'WWW-Authenticate',
+        refusal.challenge,
+        ...(refusal === MISSING_TOKEN ? [] : countFailure(request)),
+      ]);
     }
+    countRequest(request);
     operation(request, response, argument, body).catch((error) => {
       if (response.headersSent) {
         response.destroy();
@@ -215,7 +274,7 @@ function handle(request, response) {
 // ---------------------------------------------------------------------------
 // Request bodies
 
-/** Calls `next` with the parsed JSON, NO_BODY or UNSUPPORTED_BODY, or answers the refusal itself. */
+/** Calls `next` with the parsed JSON or NO_BODY, or answers the refusal itself. */
 function readBody(request, response, next) {
   const { headers } = request;
   const declared = headers['content-length'];
@@ -226,8 +285,11 @@ function readBody(request, response, next) {
   if (contentType !== JSON_MEDIA_TYPE) {
     const { type, charset } = parseContentType(contentType ?? '');
     if (type !== JSON_MEDIA_TYPE) {
-      // Left unread; a route that takes a body answers 415 once the token is checked.
-      return next(declared === '0' ? NO_BODY : UNSUPPORTED_BODY);
+      // Left unread: a create answers 415 before its token is checked, a read ignores it.
+      if (declared === '0' || request.method !== 'POST') {
+        return next(NO_BODY);
+      }
+      return fail(request, response, 415, `Content-Type must be ${JSON_MEDIA_TYPE}`);
     }
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       return fail(request, response, 415, 'JSON request bodies must be encoded as UTF-8');
@@ -274,8 +336,26 @@ function readBody(request, response, next) {
     } catch (error) {
       return fail(request, response, 400, `Request body is not valid JSON: ${error.message}`);
     }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return fail(request, response, 400, 'Request body must be a JSON object');
+    }
+    const prototypeKey = Object.keys(body).find((key) => PROTOTYPE_KEYS.has(key));
+    if (prototypeKey !== undefined) {
+      return fail(request, response, 400, `property ${prototypeKey} is not allowed`);
+    }
     next(body);
   });
+}
+
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+function decodable(text) {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The media type (lower case) and charset of a Content-Type header, parameters without a value ignored. */
@@ -439,13 +519,8 @@ function authenticate(header) {
 // POST /plants
 
 async function create(request, response, _query, body) {
-  if (body === NO_BODY || body === UNSUPPORTED_BODY) {
-    return body === NO_BODY
-      ? fail(request, response, 400, 'A JSON request body is required')
-      : fail(request, response, 415, `Content-Type must be ${JSON_MEDIA_TYPE}`);
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return fail(request, response, 400, 'Request body must be a JSON object');
+  if (body === NO_BODY) {
+    return fail(request, response, 400, 'A JSON request body is required');
   }
   const problems = [];
   for (const key of Object.keys(body)) {
@@ -590,14 +665,7 @@ const writer = new PlantWriter();
 
 /** The path's id as exact digits, or undefined once the refusal is answered. */
 function idParameter(request, response, raw) {
-  let text;
-  try {
-    text = decodeURIComponent(raw);
-  } catch {
-    fail(request, response, 400, `Failed to decode param '${raw}'`);
-    return undefined;
-  }
-  const id = parseInt64(text);
+  const id = parseInt64(decodeURIComponent(raw));
   if (id === undefined) {
     fail(request, response, 400, `id ${INT64_RULE}`);
     return undefined;

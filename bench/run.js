@@ -153,6 +153,8 @@ if (TARGET_NAMES.includes('baseline') && BASELINE_DIR === undefined) {
 }
 const SERVICE_ENV = serviceEnv(args['service-env']);
 const TOKEN = randomBytes(24).toString('base64url');
+// Enforced as ever, but above what this load sends: the bench measures the servers, not the limiter.
+const RATE_LIMIT_PER_TOKEN = '100000000';
 const loadGenerator = args['load-generator'] ?? ((await hasWrk()) ? 'wrk' : 'autocannon');
 if (loadGenerator !== 'wrk' && loadGenerator !== 'autocannon') {
   usage(`--load-generator must be wrk or autocannon, not ${loadGenerator}`);
@@ -434,6 +436,7 @@ async function startServer(target, databaseUrl, { measureStartup }) {
         // The floor batches creates as the service does (the same statements in flight), and
         // records webhook events when the service would.
         ...followed(['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS']),
+        RATE_LIMIT_PER_TOKEN,
       },
     ],
     ceiling: ['bench/ceiling-server.js', { ...common, ...followed([]) }],
@@ -462,8 +465,7 @@ function serviceEnvironment(common, databaseUrl) {
     LOG_LEVEL: 'info',
     LOG_FORMAT: 'json',
     METRICS_ENABLED: 'true',
-    // Enforced as ever, but above what this load sends: the bench measures the service, not the limiter.
-    RATE_LIMIT_PER_TOKEN: '100000000',
+    RATE_LIMIT_PER_TOKEN,
     // Connections kept while the service idles, as the floor keeps its own: closed together in the
     // middle of the other's run, they stall it (docs/performance.md#pool-size-and-idle-connections).
     DATABASE_POOL_IDLE_TIMEOUT_MS: '0',
