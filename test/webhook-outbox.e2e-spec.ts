@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -7,7 +6,7 @@ import request from 'supertest';
 import { OUTBOX_METRICS_CACHE_MS } from '../src/core/webhooks/webhook-outbox-metrics.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { eventually } from './support/eventually.js';
-import { failedStart } from './support/service-process.js';
+import { failedStart, requeue } from './support/service-process.js';
 import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 import { type TestApp, useTestApp } from './support/app.js';
 
@@ -66,20 +65,6 @@ async function sample(testApp: TestApp, series: string): Promise<number | undefi
   const { text } = await request(testApp.server).get('/metrics').expect(200);
   const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-/** Runs the compiled `webhooks:requeue` command, as an operator would, on the test database. */
-function requeue(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['dist/core/webhooks/requeue.js', ...args],
-      { env: { PATH: process.env.PATH, DATABASE_URL: process.env.DATABASE_URL, NODE_ENV: 'test' } },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-      },
-    );
-  });
 }
 
 describe('the webhook secret at start-up', () => {

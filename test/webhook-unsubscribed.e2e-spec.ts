@@ -6,7 +6,7 @@ import { closeAll, startAll } from './support/cleanup.js';
 import { truncateAll } from './support/database.js';
 import { eventually } from './support/eventually.js';
 import { createPlants } from './support/factories.js';
-import { freePort } from './support/service-process.js';
+import { freePort, requeue } from './support/service-process.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -55,7 +55,7 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
     );
   });
 
-  it('has its pending events marked unsubscribed, never delivered, counted, logged once and kept', async () => {
+  it('has its pending events marked unsubscribed, never delivered, counted, logged once and kept, until re-queued', async () => {
     // Both subscribers; the second is down, so its events are still pending when the service stops.
     const before = await startTestApp(env(kept, removed));
     try {
@@ -101,6 +101,22 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
       expect(removed.received).toHaveLength(0);
     } finally {
       await after.close();
+    }
+
+    // Configured again, its events go out once the operator sends them again.
+    const again = await startTestApp(env(kept, removed));
+    try {
+      const result = await requeue('--unsubscribed', removed.url);
+
+      expect(result.stdout).toContain(
+        'Re-queued 3 unsubscribed webhook deliveries of 3 event(s): they will be delivered again',
+      );
+      expect(result.code).toBe(0);
+      await eventually(() => removed.received.length === 3, 10_000);
+      await expect(statusesOf(again, removed)).resolves.toStrictEqual(Array(3).fill('delivered'));
+      await expect(statusesOf(again, kept)).resolves.toStrictEqual(Array(4).fill('delivered'));
+    } finally {
+      await again.close();
     }
   });
 

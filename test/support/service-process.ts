@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -78,6 +78,20 @@ export async function startService(
  * refuse to start: its own shutdown is bounded by 10 s (SHUTDOWN_TIMEOUT_MS).
  */
 const EXIT_TIMEOUT_MS = 30_000;
+
+/** Runs the compiled `webhooks:requeue` command, as an operator would, on the test database. */
+export function requeue(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['dist/core/webhooks/requeue.js', ...args],
+      { env: { PATH: process.env.PATH, DATABASE_URL: process.env.DATABASE_URL, NODE_ENV: 'test' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
+  });
+}
 
 /**
  * Runs the compiled service expecting it to refuse to start; answers its exit

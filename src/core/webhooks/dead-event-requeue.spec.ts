@@ -11,21 +11,56 @@ describe('the requeue command line', () => {
     });
   });
 
-  it('refuses nothing, both, an unknown option, a stray word and an id that is not a UUID', () => {
-    for (const args of [[], ['--all', '--id', ID], ['--everything'], ['--all', 'now'], ['--id', '42']]) {
+  it('reads --unsubscribed as the subscribers the outbox names, without credentials, query or repeats', () => {
+    expect(
+      parseRequeueArguments([
+        '--unsubscribed',
+        'https://user:secret@hooks.example/plants?key=1',
+        '--unsubscribed=https://hooks.example/plants',
+      ]),
+    ).toStrictEqual({ unsubscribed: ['https://hooks.example/plants'] });
+  });
+
+  it('refuses nothing, two selections, an unknown option, a stray word, a bad id or subscriber', () => {
+    for (const args of [
+      [],
+      ['--all', '--id', ID],
+      ['--id', ID, '--unsubscribed', 'https://hooks.example/'],
+      ['--everything'],
+      ['--all', 'now'],
+      ['--id', '42'],
+      ['--unsubscribed', 'ftp://hooks.example/'],
+    ]) {
       expect(() => parseRequeueArguments(args)).toThrow(RequeueUsageError);
     }
   });
 
+  it('names no URL it refuses, which may carry a password', () => {
+    const refusal = (() => {
+      try {
+        parseRequeueArguments(['--unsubscribed', 'ftp://user:secret@hooks.example/']);
+      } catch (error) {
+        return error as Error;
+      }
+    })();
+    expect(refusal).toBeInstanceOf(RequeueUsageError);
+    expect(refusal?.message).toBe('Not an http:// or https:// URL: 1 of --unsubscribed');
+  });
+
   it('says what it did, and names each event it could not re-queue', () => {
-    expect(describeRequeue({ deliveries: 0, eventIds: new Set(), notDead: [] })).toStrictEqual([
-      'No dead webhook delivery to re-queue',
-    ]);
-    expect(describeRequeue({ deliveries: 3, eventIds: new Set([ID, OTHER]), notDead: [] })).toStrictEqual([
-      'Re-queued 3 dead webhook deliveries of 2 event(s): they will be delivered again',
-    ]);
-    expect(describeRequeue({ deliveries: 1, eventIds: new Set([ID]), notDead: [OTHER] })[1]).toBe(
-      `Event ${OTHER} has no dead delivery (unknown, pending, delivered or deleted): nothing re-queued`,
+    expect(describeRequeue({ state: 'dead', deliveries: 0, eventIds: new Set(), notDead: [] })).toStrictEqual(
+      ['No dead webhook delivery to re-queue'],
     );
+    expect(
+      describeRequeue({ state: 'dead', deliveries: 3, eventIds: new Set([ID, OTHER]), notDead: [] }),
+    ).toStrictEqual(['Re-queued 3 dead webhook deliveries of 2 event(s): they will be delivered again']);
+    expect(
+      describeRequeue({ state: 'unsubscribed', deliveries: 2, eventIds: new Set([ID, OTHER]), notDead: [] }),
+    ).toStrictEqual([
+      'Re-queued 2 unsubscribed webhook deliveries of 2 event(s): they will be delivered again',
+    ]);
+    expect(
+      describeRequeue({ state: 'dead', deliveries: 1, eventIds: new Set([ID]), notDead: [OTHER] })[1],
+    ).toBe(`Event ${OTHER} has no dead delivery (unknown, pending, delivered or deleted): nothing re-queued`);
   });
 });

@@ -12,15 +12,16 @@ import {
   describeRequeue,
   parseRequeueArguments,
   REQUEUE_USAGE,
-  requeueDeadEvents,
+  requeueEvents,
   RequeueUsageError,
 } from './dead-event-requeue.js';
 
 /**
- * `npm run webhooks:requeue -- --all | --id <event id>`: turns dead webhook
- * deliveries back to pending on the database the service uses (`DATABASE_URL`,
- * or the embedded one), for the running instances to deliver; then exits 0,
- * or 1 when it could not do all it was asked.
+ * `npm run webhooks:requeue -- --all | --id <event id> | --unsubscribed <URL>`:
+ * turns dead webhook deliveries, or those of a subscriber marked unsubscribed,
+ * back to pending on the database the service uses (`DATABASE_URL`, or the
+ * embedded one), for the running instances to deliver; then exits 0, or 1 when
+ * it could not do all it was asked.
  */
 async function requeue(args: readonly string[]): Promise<number> {
   const selection = parseRequeueArguments(args);
@@ -37,7 +38,7 @@ async function requeue(args: readonly string[]): Promise<number> {
   );
   try {
     await dataSource.initialize();
-    const result = await requeueDeadEvents(rawQueries(dataSource), selection);
+    const result = await requeueEvents(rawQueries(dataSource), selection);
     process.stdout.write(`${describeRequeue(result).join('\n')}\n`);
     return result.notDead.length > 0 ? 1 : 0;
   } finally {
