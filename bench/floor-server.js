@@ -142,41 +142,36 @@ function baseHeaders(request) {
   return headers;
 }
 
-const windows = new Map();
-const failures = new Map();
 const FAILURE_LIMIT = 20;
+const tokenWindows = new Map();
+const failureWindows = new Map();
+
+/** Counts a hit of `key` in its fixed window, as the service's storage does: what is left, and for how long. */
+function countHit(windows, key, limit) {
+  const now = Date.now();
+  let window = windows.get(key);
+  if (window === undefined || window.endsAt <= now) {
+    window = { hits: 0, endsAt: now + RATE_WINDOW_MS };
+    windows.set(key, window);
+  }
+  window.hits++;
+  return `r=${Math.max(0, limit - window.hits)};t=${Math.ceil((window.endsAt - now) / 1000)}`;
+}
 
 /** The service's lockout counts each address's failed tokens; the contract check sends a few. */
 function countFailure(request) {
-  const now = Date.now();
-  const address = request.socket.remoteAddress;
-  let window = failures.get(address);
-  if (window === undefined || window.endsAt <= now) {
-    window = { hits: 0, endsAt: now + RATE_WINDOW_MS };
-    failures.set(address, window);
-  }
-  window.hits++;
-  const left = Math.max(0, FAILURE_LIMIT - window.hits);
-  const seconds = Math.ceil((window.endsAt - now) / 1000);
+  const left = countHit(failureWindows, request.socket.remoteAddress, FAILURE_LIMIT);
   return [
     'RateLimit-Policy',
     `"auth-failures";q=${FAILURE_LIMIT};w=${RATE_WINDOW_MS / 1000}`,
     'RateLimit',
-    `"auth-failures";r=${left};t=${seconds}`,
+    `"auth-failures";${left}`,
   ];
 }
 
 /** Counts the request in its token's window; the limit is set above what a bench sends. */
 function countRequest(request) {
-  const now = Date.now();
-  let window = windows.get(request.headers.authorization);
-  if (window === undefined || window.endsAt <= now) {
-    window = { hits: 0, endsAt: now + RATE_WINDOW_MS };
-    windows.set(request.headers.authorization, window);
-  }
-  window.hits++;
-  const left = Math.max(0, RATE_LIMIT - window.hits);
-  request.rateLimit = `"token";r=${left};t=${Math.ceil((window.endsAt - now) / 1000)}`;
+  request.rateLimit = `"token";${countHit(tokenWindows, request.headers.authorization, RATE_LIMIT)}`;
 }
 
 function sendJson(request, response, status, text, extraHeaders) {
