@@ -6,6 +6,31 @@ export interface Queryable {
 }
 
 /**
+ * Runs a statement that works on at most `batchSize` rows (its last parameter) and answers their
+ * `count`, until a batch is not full or `stop()` is true; answers the total.
+ */
+export async function inBatches(
+  db: Queryable,
+  text: string,
+  values: unknown[],
+  batchSize: number,
+  stop: () => boolean = () => false,
+): Promise<number> {
+  let total = 0;
+  let count: number;
+  do {
+    if (stop()) {
+      return total;
+    }
+    ({
+      rows: [{ count }],
+    } = await db.query<{ count: number }>({ text, values: [...values, batchSize] }));
+    total += count;
+  } while (count === batchSize);
+  return total;
+}
+
+/**
  * For statements the query builder cannot say (the outbox's `SKIP LOCKED` claims), on the primary,
  * each its own transaction; the rows include `RETURNING`'s, whatever the command.
  */

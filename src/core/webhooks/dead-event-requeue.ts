@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 
 import type { Queryable } from '../database/raw-query.js';
-import { subscriberLabel } from './webhook-subscribers.js';
+import { isHttpUrl, subscriberLabel } from './webhook-subscribers.js';
 
 export type RequeueSelection =
   | { readonly all: true }
@@ -72,7 +72,10 @@ export function parseRequeueArguments(args: readonly string[]): RequeueSelection
     throw new RequeueUsageError('Give one of --all, one or more --id, or one or more --unsubscribed');
   }
   if (subscribers.length > 0) {
-    const invalid = subscribers.filter((url) => !/^https?:$/.test(URL.parse(url)?.protocol ?? ''));
+    const invalid = subscribers.filter((entry) => {
+      const url = URL.parse(entry);
+      return !url || !isHttpUrl(url);
+    });
     if (invalid.length > 0) {
       throw new RequeueUsageError(`Not an http:// or https:// URL: ${invalid.length} of --unsubscribed`);
     }

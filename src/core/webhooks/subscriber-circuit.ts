@@ -73,8 +73,26 @@ export class SubscriberCircuit {
   }
 
   private open(): void {
-    const ceiling = Math.min(this.settings.maxPauseMs, this.settings.pauseMs * 2 ** this.pauses);
+    const pauseMs = jitteredBackoffMs(
+      this.settings.pauseMs,
+      this.settings.maxPauseMs,
+      this.pauses,
+      this.random,
+    );
     this.pauses += 1;
-    this.openUntil = this.now() + Math.round(ceiling * (0.5 + this.random() / 2));
+    this.openUntil = this.now() + pauseMs;
   }
+}
+
+/**
+ * The `failed`-th wait, doubling from `baseMs` up to `maxMs`, then a random half or more of it:
+ * failing receivers, and instances backing off one, are not in step.
+ */
+export function jitteredBackoffMs(
+  baseMs: number,
+  maxMs: number,
+  failed: number,
+  random: () => number = Math.random,
+): number {
+  return Math.round(Math.min(maxMs, baseMs * 2 ** failed) * (0.5 + random() / 2));
 }

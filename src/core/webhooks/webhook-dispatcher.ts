@@ -12,10 +12,10 @@ import { DataSource } from 'typeorm';
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
-import { SubscriberCircuit } from './subscriber-circuit.js';
+import { jitteredBackoffMs, SubscriberCircuit } from './subscriber-circuit.js';
 import { WebhookDeliveryMetrics } from './webhook-delivery-metrics.js';
 import { type Attempt, type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
-import { redactUrls } from './webhook-subscribers.js';
+import { describeError } from './webhook-subscribers.js';
 
 /** How long past an attempt's timeout its claim holds: then another instance may take the event up. */
 const LEASE_MARGIN_MS = 5_000;
@@ -234,13 +234,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     }
   }
 
-  /** A random half or more of the ceiling: failing receivers are not hit in step. */
   private backoffMs(attempt: number): number {
-    const ceiling = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** (attempt - 1));
-    return Math.round(ceiling * (0.5 + Math.random() / 2));
+    return jitteredBackoffMs(this.config.backoffBaseMs, this.config.backoffMaxMs, attempt - 1);
   }
-}
-
-function describeError(error: unknown): string {
-  return redactUrls(error instanceof Error ? error.message : String(error));
 }

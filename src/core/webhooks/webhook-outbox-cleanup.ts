@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { rawQueries } from '../database/raw-query.js';
+import { inBatches, rawQueries } from '../database/raw-query.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
-import { redactUrls } from './webhook-subscribers.js';
+import { describeError } from './webhook-subscribers.js';
 
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
 const CLEANUP_BATCH = 1_000;
@@ -29,9 +29,9 @@ function deleteBatchSql(
 }
 
 const DELETE_BATCHES = [
-  { text: deleteBatchSql('delivered', 'delivered_at') },
-  { text: deleteBatchSql('dead', 'dead_at') },
-  { text: deleteBatchSql('unsubscribed', 'unsubscribed_at') },
+  deleteBatchSql('delivered', 'delivered_at'),
+  deleteBatchSql('dead', 'dead_at'),
+  deleteBatchSql('unsubscribed', 'unsubscribed_at'),
 ] as const;
 
 /**
@@ -61,20 +61,8 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
   async deleteExpired(): Promise<number> {
     const pool = rawQueries(this.dataSource);
     let deleted = 0;
-    for (const statement of DELETE_BATCHES) {
-      let count: number;
-      do {
-        if (this.stopped) {
-          return deleted;
-        }
-        ({
-          rows: [{ count }],
-        } = await pool.query<{ count: number }>({
-          ...statement,
-          values: [this.config.retentionMs, CLEANUP_BATCH],
-        }));
-        deleted += count;
-      } while (count === CLEANUP_BATCH);
+    for (const text of DELETE_BATCHES) {
+      deleted += await inBatches(pool, text, [this.config.retentionMs], CLEANUP_BATCH, () => this.stopped);
     }
     return deleted;
   }
@@ -88,9 +76,7 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
         );
       }
     } catch (error) {
-      this.logger.warn(
-        `Could not clean up the outbox: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
-      );
+      this.logger.warn(`Could not clean up the outbox: ${describeError(error)}`);
     }
   }
 }

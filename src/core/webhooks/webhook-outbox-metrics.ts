@@ -5,7 +5,7 @@ import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
 import { subscriberGauge } from './webhook-delivery-metrics.js';
-import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
+import { describeError, subscriberLabel } from './webhook-subscribers.js';
 
 interface Backlog {
   readonly pending: number;
@@ -96,9 +96,7 @@ export class WebhookOutboxMetrics {
     try {
       ({ rows } = await rawQueries(this.dataSource).query<BacklogRow>({ text: OUTBOX_STATE_SQL }));
     } catch (error) {
-      this.logger.warn(
-        `Could not read the outbox for the metrics: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
-      );
+      this.logger.warn(`Could not read the outbox for the metrics: ${describeError(error)}`);
       return unknown();
     }
     const backlogs = new Map([...this.known].map((subscriber) => [subscriber, { ...EMPTY }]));

@@ -66,7 +66,7 @@ export class WebhookOutbox implements EntitySubscriberInterface {
       }
       return body;
     });
-    if (this.config.subscribers.length === 0 || events.length === 0) {
+    if (!this.hasSubscribers || events.length === 0) {
       return [];
     }
     const active = context.active();

@@ -9,7 +9,7 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from './webhook-signature.js';
-import { redactUrls } from './webhook-subscribers.js';
+import { describeError } from './webhook-subscribers.js';
 
 export interface ClaimedDelivery {
   readonly id: string;
@@ -81,7 +81,7 @@ export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promis
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
         // The failure is stored, logged and traced: a URL in a message goes no further than its origin and path.
-        failure = cause ?? redactUrls(error instanceof Error ? error.message : String(error));
+        failure = cause ?? describeError(error);
       }
       if (failure !== undefined) {
         span.setStatus({ code: SpanStatusCode.ERROR }).setAttribute('error.type', failure);

@@ -2,9 +2,9 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { type Queryable, rawQueries } from '../database/raw-query.js';
+import { inBatches, rawQueries } from '../database/raw-query.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
-import { redactUrls, subscriberLabel } from './webhook-subscribers.js';
+import { describeError, subscriberLabel } from './webhook-subscribers.js';
 
 /** Rows changed per statement: short statements, few row locks at a time. */
 const SWEEP_BATCH = 1_000;
@@ -96,9 +96,12 @@ export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplica
     for (const [index, { subscriber }] of unleased.entries()) {
       const key = keys[index];
       if (configured.has(key)) {
-        await inBatches(db, REKEY_SQL, [subscriber, key]);
+        await inBatches(db, REKEY_SQL, [subscriber, key], SWEEP_BATCH);
       } else {
-        marked.set(key, (marked.get(key) ?? 0) + (await inBatches(db, UNSUBSCRIBE_SQL, [subscriber, key])));
+        marked.set(
+          key,
+          (marked.get(key) ?? 0) + (await inBatches(db, UNSUBSCRIBE_SQL, [subscriber, key], SWEEP_BATCH)),
+        );
       }
     }
     return marked;
@@ -131,21 +134,6 @@ export class WebhookSubscriberRegistry extends PeriodicTask implements OnApplica
   }
 
   private warn(what: string, error: unknown): void {
-    this.logger.warn(
-      `Could not ${what}: ${redactUrls(error instanceof Error ? error.message : String(error))}`,
-    );
+    this.logger.warn(`Could not ${what}: ${describeError(error)}`);
   }
-}
-
-/** Runs a batch statement until a batch is not full. */
-async function inBatches(db: Queryable, text: string, values: unknown[]): Promise<number> {
-  let total = 0;
-  let count: number;
-  do {
-    ({
-      rows: [{ count }],
-    } = await db.query<{ count: number }>({ text, values: [...values, SWEEP_BATCH] }));
-    total += count;
-  } while (count === SWEEP_BATCH);
-  return total;
 }

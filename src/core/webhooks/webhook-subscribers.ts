@@ -28,7 +28,7 @@ export function subscriberProblems(entries: readonly string[]): string[] {
   const positions = new Map<string, number[]>();
   entries.forEach((entry, index) => {
     const url = URL.parse(entry);
-    if (!url || !['http:', 'https:'].includes(url.protocol)) {
+    if (!url || !isHttpUrl(url)) {
       problems.push(`WEBHOOK_URLS entry ${index + 1} is not an http:// or https:// URL`);
       return;
     }
@@ -53,10 +53,19 @@ export function subscriberProblems(entries: readonly string[]): string[] {
   return problems;
 }
 
+export function isHttpUrl(url: URL): boolean {
+  return url.protocol === 'http:' || url.protocol === 'https:';
+}
+
 /** How logs, spans and metrics name a subscriber: no credentials, query or fragment, where secrets may be. */
 export function subscriberLabel(url: string): string {
   const parsed = URL.parse(url);
   return parsed ? `${parsed.protocol}//${parsed.host}${parsed.pathname}` : 'an invalid URL';
+}
+
+/** An error's message for a log line or a row, its URLs cut to their origin and path. */
+export function describeError(error: unknown): string {
+  return redactUrls(error instanceof Error ? error.message : String(error));
 }
 
 /** Any URL in the text (an error's message, say), cut to its origin and path. */
