@@ -70,8 +70,9 @@ export class PlantsService {
   }
 
   async remove(id: number | bigint, ifMatch?: IfMatch): Promise<void> {
-    if (!(await this.plants.remove(String(id), ifMatch))) {
-      throw new PlantNotFoundError(String(id));
+    const key = String(id);
+    if (!(await this.plants.remove(key, ifMatch))) {
+      throw new PlantNotFoundError(key);
     }
   }
 }

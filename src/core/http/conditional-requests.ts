@@ -43,14 +43,14 @@ function describedBy(decorator: MethodDecorator): ParameterDecorator {
  */
 export const IfMatch = createParamDecorator(
   (_data: unknown, context: ExecutionContext): IfMatch | undefined =>
-    readIfMatch(context.switchToHttp().getRequest<Request>()),
+    readIfMatch(context.getArgByIndex<Request>(0)),
   [describedBy(ApiConditionalWrite())],
 );
 
 /** The request's `If-None-Match` (400 when malformed), for `setETag`. Documents the header and 304. */
 export const IfNoneMatch = createParamDecorator(
   (_data: unknown, context: ExecutionContext): IfNoneMatch | undefined => {
-    const value = context.switchToHttp().getRequest<Request>().headers['if-none-match'];
+    const value = context.getArgByIndex<Request>(0).headers['if-none-match'];
     return value === undefined ? undefined : parseCondition('If-None-Match', value);
   },
   [describedBy(ApiConditionalRead())],

@@ -259,8 +259,7 @@ function accessByOperation(
 ): (path: string, method: string) => OperationAccess {
   const byOperation = new Map<string, OperationAccess>();
   for (const route of guarded) {
-    const methods = route.method === 'ALL' ? EVERY_METHOD : [route.method.toLowerCase()];
-    for (const method of methods) {
+    for (const method of documentedMethods(route)) {
       byOperation.set(`${method} ${openApiPath(route.path)}`, { guarded: true, scopes: route.scopes });
     }
   }
@@ -330,6 +329,10 @@ function documentEntityTags(
 /** The methods Swagger documents a `@All()` route under. */
 const EVERY_METHOD = ['get', 'post', 'put', 'delete', 'patch', 'options', 'head', 'search', 'query'];
 
+function documentedMethods(route: { method: string }): readonly string[] {
+  return route.method === 'ALL' ? EVERY_METHOD : [route.method.toLowerCase()];
+}
+
 /**
  * The failures the platform answers on every guarded operation (401, 429, 500, 503, and 403 with
  * the scope needed), so that a controller documents only its own; a status it words keeps its wording.
@@ -338,8 +341,7 @@ function documentPlatformErrors(document: OpenAPIObject, guarded: readonly Guard
   for (const route of guarded) {
     const pathItem = document.paths[openApiPath(route.path)] as
       Record<string, OperationObject | undefined> | undefined;
-    const methods = route.method === 'ALL' ? EVERY_METHOD : [route.method.toLowerCase()];
-    for (const operation of methods.map((method) => pathItem?.[method])) {
+    for (const operation of documentedMethods(route).map((method) => pathItem?.[method])) {
       // None where the route is left out of the document (`@ApiExcludeEndpoint()`).
       if (!operation) {
         continue;
