@@ -6,7 +6,7 @@ import type {
   QueryDeepPartialEntity,
 } from 'typeorm';
 
-import { PreconditionFailedError } from '../errors/domain-error.js';
+import { type DomainError, PreconditionFailedError, VersionExhaustedError } from '../errors/domain-error.js';
 
 /** The versions the request's `If-Match` names (`@IfMatch()`); none matches no row. */
 export interface IfMatch {
@@ -14,10 +14,34 @@ export interface IfMatch {
 }
 
 /**
+ * The largest version an `integer` version column holds. A record there can no longer change: its
+ * changes answer 409 rather than fail in PostgreSQL (`version + 1` is out of range).
+ */
+export const LAST_VERSION = 2 ** 31 - 1;
+
+/**
+ * Why a row, read under a lock for this change, must not change as asked: it is not at a version
+ * `If-Match` names (412), or a change would count its version past `LAST_VERSION` (409).
+ */
+export function checkIfMatch<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  row: E,
+  ifMatch: IfMatch | undefined,
+  changing = true,
+): DomainError | undefined {
+  const version = versionOf(manager, target, row);
+  if (ifMatch && !ifMatch.versions.includes(version)) {
+    return new PreconditionFailedError();
+  }
+  return changing && version >= LAST_VERSION ? new VersionExhaustedError() : undefined;
+}
+
+/**
  * Updates the row if it is at one of the versions `If-Match` names (any without one); `null` when there
- * is no row, `PreconditionFailedError` at another version. The check sits in the `UPDATE`'s own
- * `WHERE`, which PostgreSQL evaluates again on a row it waited for, so of two writers with one
- * `If-Match` only one wins. Without changes nothing changes, not even the version.
+ * is no row, `PreconditionFailedError` at another version. The row is read first under a lock (`FOR
+ * UPDATE`, so in the caller's transaction) which a second writer waits for, so of two writers with
+ * one `If-Match` only one wins. Without changes nothing changes, not even the version.
  */
 export async function updateIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
@@ -26,51 +50,49 @@ export async function updateIfMatch<E extends ObjectLiteral>(
   changes: QueryDeepPartialEntity<E>,
   ifMatch?: IfMatch,
 ): Promise<E | null> {
-  if (Object.keys(changes).length === 0) {
-    const row = await manager.findOneBy(target, where);
-    if (row && ifMatch && !ifMatch.versions.includes(versionOf(manager, target, row))) {
-      throw new PreconditionFailedError();
-    }
+  const changing = Object.keys(changes).length > 0;
+  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
+  if (!row) {
+    return null;
+  }
+  const refusal = checkIfMatch(manager, target, row, ifMatch, changing);
+  if (refusal) {
+    throw refusal;
+  }
+  if (!changing) {
     return row;
   }
-  const query = manager.createQueryBuilder().update(target).set(changes);
-  return changedRow(manager, target, where, ifMatch, query);
+  const updated = await manager
+    .createQueryBuilder()
+    .update(target)
+    .set(changes)
+    .where(where)
+    .returning('*')
+    .execute();
+  return entityOf(manager, target, (updated.raw as ObjectLiteral[])[0]);
 }
 
-/** Deletes as `updateIfMatch` updates, the `DELETE` checking the version; answers the row deleted. */
-export function deleteIfMatch<E extends ObjectLiteral>(
+/**
+ * Deletes the row if it is at one of the versions `If-Match` names, the check in the `DELETE`'s own
+ * `WHERE`, which PostgreSQL evaluates again on a row it waited for; answers the row deleted, `null`
+ * when there is none, `PreconditionFailedError` at another version.
+ */
+export async function deleteIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<E>,
   where: FindOptionsWhere<E>,
   ifMatch?: IfMatch,
 ): Promise<E | null> {
-  return changedRow(manager, target, where, ifMatch, manager.createQueryBuilder().delete().from(target));
-}
-
-interface ChangeQuery {
-  where(where: ObjectLiteral): this;
-  andWhere(condition: string, parameters: ObjectLiteral): this;
-  returning(columns: string): this;
-  execute(): Promise<{ raw: unknown }>;
-}
-
-async function changedRow<E extends ObjectLiteral>(
-  manager: EntityManager,
-  target: EntityTarget<E>,
-  where: FindOptionsWhere<E>,
-  ifMatch: IfMatch | undefined,
-  query: ChangeQuery,
-): Promise<E | null> {
   if (ifMatch?.versions.length === 0) {
     return absentOrStale(manager, target, where);
   }
-  query.where(where);
+  const query = manager.createQueryBuilder().delete().from(target).where(where);
   if (ifMatch) {
     const version = versionColumn(manager, target).databaseName;
     query.andWhere(`"${version}" IN (:...ifMatchVersions)`, { ifMatchVersions: ifMatch.versions });
   }
-  const { raw } = await query.returning('*').execute();
-  const [row] = raw as ObjectLiteral[];
+  const deleted = await query.returning('*').execute();
+  const [row] = deleted.raw as ObjectLiteral[];
   return row ? entityOf(manager, target, row) : absentOrStale(manager, target, where);
 }
 

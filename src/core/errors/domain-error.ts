@@ -55,6 +55,18 @@ export class PreconditionFailedError extends DomainError {
   }
 }
 
+/** The record's version has reached the last its column holds: it can no longer change. Nothing was changed. */
+export class VersionExhaustedError extends DomainError {
+  override readonly name = 'VersionExhaustedError';
+  readonly kind = 'conflict';
+
+  constructor(
+    message = 'The record has reached its last version and can no longer change; create a new one',
+  ) {
+    super(message);
+  }
+}
+
 /** The service requires `If-Match` on changes (`REQUIRE_IF_MATCH`), and the request has none. */
 export class PreconditionRequiredError extends DomainError {
   override readonly name = 'PreconditionRequiredError';
