@@ -305,6 +305,59 @@ describe('PATCH /plants/{id}, ETags and conditional requests', () => {
     });
   });
 
+  describe('patches sent together, which the repository batches', () => {
+    /**
+     * 30 plants besides the one that cannot change, each renamed at once with it, which is sent in the
+     * middle: the first patches leave alone, while no batch is out, and those behind them together.
+     */
+    async function patchedTogether(id: number, body: unknown) {
+      const others = Array.from({ length: 30 }, (_, index) => 1000 + index);
+      for (const other of others) {
+        await stored({ id: other, name: 'Fern' });
+      }
+      const responses = await Promise.all([
+        ...others.slice(0, 15).map((other) => patch(other, { name: `Fern ${other}` })),
+        patch(id, body),
+        ...others.slice(15).map((other) => patch(other, { name: `Fern ${other}` })),
+      ]);
+      const [alone] = responses.splice(15, 1);
+      return { alone, rest: responses, others };
+    }
+
+    it('answers 409 for a plant at its last version, and changes every other plant patched with it', async () => {
+      const id = await stored({ name: 'Fern' });
+      await testApp.db.query('UPDATE plants SET version = 2147483647 WHERE id = $1', [id]);
+
+      const { alone, rest, others } = await patchedTogether(id, { name: 'Moss' });
+
+      expect(alone.status).toBe(409);
+      expect(alone.body).toStrictEqual({ error: 409, message: expect.stringContaining('last version') });
+      expect(rest.map((response) => response.status)).toStrictEqual(others.map(() => 200));
+      await expect(plantRow(testApp.db, id)).resolves.toMatchObject({ name: 'Fern' });
+      await expect(versionOf(id)).resolves.toBe(2147483647);
+      // It can still be read, with its ETag, and deleted.
+      await expect(get(id)).resolves.toMatchObject({ status: 200, headers: { etag: '"2147483647"' } });
+      await remove(id, { 'If-Match': '"2147483647"' }).expect(204);
+    });
+
+    it('fails only the patch PostgreSQL refuses, and changes every other plant patched with it', async () => {
+      const id = await stored({ name: 'Fern' });
+      // A rule of the table that the DTO does not know, as a column a team adds may bring.
+      await testApp.db.query("ALTER TABLE plants ADD CONSTRAINT plants_no_weeds CHECK (name <> 'Weed')");
+      try {
+        const { alone, rest, others } = await patchedTogether(id, { name: 'Weed' });
+
+        expect(alone.status).toBe(400);
+        expect(alone.body).toStrictEqual({ error: 400, message: expect.any(String) });
+        expect(rest.map((response) => response.status)).toStrictEqual(others.map(() => 200));
+        await expect(plantRow(testApp.db, id)).resolves.toMatchObject({ name: 'Fern' });
+        await expect(plantRow(testApp.db, others[0])).resolves.toMatchObject({ name: `Fern ${others[0]}` });
+      } finally {
+        await testApp.db.query('ALTER TABLE plants DROP CONSTRAINT plants_no_weeds');
+      }
+    });
+  });
+
   describe('with REQUIRE_IF_MATCH=true', () => {
     let strict: TestApp;
 

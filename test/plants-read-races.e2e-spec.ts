@@ -1,14 +1,12 @@
 import request from 'supertest';
 
-import { PlantsRepository } from '../src/plants/plants.repository.js';
-
 import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 
 /**
  * What the batched reads (`PlantsRepository`: many requests answered by one
  * statement) could break, under concurrency: reads racing writes, and many
- * reads at once.
+ * reads and pages at once.
  */
 describe('reads under concurrency', () => {
   // 50 deletes at once share the pool's 10 connections: on a machine busy with other suites,
@@ -97,28 +95,6 @@ describe('reads under concurrency', () => {
         body: expected,
       });
       expect(response.headers.link !== undefined).toBe(matching.length > limit);
-    }
-  });
-
-  it('answers pages asked for together, as one statement, each with its own rows', async () => {
-    const ids = Array.from({ length: 60 }, (_, index) => index + 1);
-    await seed(ids);
-    // The plants' repository, as the service has it injected, asked for 80 pages in the same tick: each
-    // size's pages leave together, in batches.
-    const plants = testApp.app.get(PlantsRepository);
-    const asked = Array.from({ length: 80 }, (_, index) => ({
-      after: String(index),
-      limit: 1 + (index % 5),
-    }));
-
-    const pages = await Promise.all(asked.map((page) => plants.page(page)));
-
-    for (const [index, page] of pages.entries()) {
-      const { after, limit } = asked[index];
-      const expected = ids.filter((id) => id > Number(after)).slice(0, limit);
-      expect({ after, ids: page.map((row) => Number(row.id)) }).toStrictEqual({ after, ids: expected });
-      // The batch's page numbers stay out of the rows.
-      page.forEach((row) => expect(Object.keys(row).sort()).toStrictEqual(['id', 'name', 'tag']));
     }
   });
 

@@ -22,9 +22,11 @@ import {
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 
-import { ApiResource } from '../core/openapi/api-resource.decorator.js';
+import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
 import { IfMatch, IfNoneMatch, setETag } from '../core/http/conditional-requests.js';
+import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../core/http/json-body.parser.js';
+import { ApiResource } from '../core/openapi/api-resource.decorator.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
 import { ListPlantsQueryDto, MAX_PAGE_SIZE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
@@ -98,7 +100,7 @@ export class PlantsController {
     if (page.nextAfter !== undefined) {
       response.setHeader('Link', `<${nextPageUrl(query, page.nextAfter)}>; rel="next"`);
     }
-    return page.plants;
+    return page.plants.map(plantView);
   }
 
   @Get(':id')
@@ -113,7 +115,7 @@ export class PlantsController {
   @ApiOkResponse({ type: NewPlantDto, description: 'The plant, with its id' })
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
   async findOne(
-    @Param('id', ParseInt64Pipe) id: number | bigint,
+    @Param('id', ParseInt64Pipe) id: Int64,
     @IfNoneMatch() ifNoneMatch: IfNoneMatch | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView | globalThis.Response> {
@@ -131,7 +133,7 @@ export class PlantsController {
       'plant is still at that version (else 412, and nothing changes). An empty patch changes nothing.',
   })
   @ApiParam(ID_PARAMETER)
-  @ApiConsumes('application/merge-patch+json', 'application/json')
+  @ApiConsumes(MERGE_PATCH_MEDIA_TYPE, JSON_MEDIA_TYPE)
   @ApiBody({
     type: PlantPatchDto,
     required: true,
@@ -151,7 +153,7 @@ export class PlantsController {
     HttpStatus.UNSUPPORTED_MEDIA_TYPE,
   )
   async update(
-    @Param('id', ParseInt64Pipe) id: number | bigint,
+    @Param('id', ParseInt64Pipe) id: Int64,
     @Body() patch: PlantPatchDto,
     @IfMatch() ifMatch: IfMatch | undefined,
     @Res({ passthrough: true }) response: Response,
@@ -173,10 +175,7 @@ export class PlantsController {
   @ApiParam(ID_PARAMETER)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrorResponses(HttpStatus.BAD_REQUEST, PLANT_NOT_FOUND)
-  remove(
-    @Param('id', ParseInt64Pipe) id: number | bigint,
-    @IfMatch() ifMatch: IfMatch | undefined,
-  ): Promise<void> {
+  remove(@Param('id', ParseInt64Pipe) id: Int64, @IfMatch() ifMatch: IfMatch | undefined): Promise<void> {
     return this.plants.remove(id, ifMatch);
   }
 }

@@ -1,21 +1,18 @@
+import { isDeepStrictEqual } from 'node:util';
+
 import { Injectable } from '@nestjs/common';
 
+import { type Int64, int64ToString } from '../core/common/int64.js';
 import type { IfMatch } from '../core/database/if-match.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
 import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantPatchDto } from './dto/plant-patch.dto.js';
-import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
+import { PlantDto } from './dto/plant.dto.js';
+import type { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
-import { plantView } from './plant.view.js';
 import { PlantsMetrics } from './plants.metrics.js';
-import { PlantsRepository, type StoredPlant } from './plants.repository.js';
-
-export interface PlantPage {
-  readonly plants: StoredPlantView[];
-  /** The `after` of the next page, when there is one. */
-  readonly nextAfter?: string;
-}
+import { type PlantPage, PlantsRepository } from './plants.repository.js';
 
 @Injectable()
 export class PlantsService {
@@ -26,42 +23,36 @@ export class PlantsService {
 
   /** The same plant sent again succeeds without writing, so that clients may retry. */
   async create(newPlant: NewPlantDto): Promise<PlantDto> {
-    const plant = { id: String(newPlant.id), name: newPlant.name, tag: newPlant.tag ?? null };
+    const plant = { ...newPlant, id: int64ToString(newPlant.id) };
     const { created, stored } = await this.plants.create(plant);
+    const answer = PlantDto.from(stored);
     if (created) {
       this.metrics.created.inc();
-    } else if (stored.name !== plant.name || stored.tag !== plant.tag) {
+    } else if (!isDeepStrictEqual(answer, PlantDto.from(plant))) {
       throw new PlantIdTakenError(plant.id);
     }
-    return PlantDto.from(stored);
+    return answer;
   }
 
-  async findOne(id: number | bigint): Promise<StoredPlant> {
-    const plant = await this.plants.findById(String(id));
+  async findOne(id: Int64): Promise<Plant> {
+    const plant = await this.plants.findById(int64ToString(id));
     if (!plant) {
-      throw new PlantNotFoundError(String(id));
+      throw new PlantNotFoundError(int64ToString(id));
     }
     return plant;
   }
 
-  /** Keyset pagination: an index finds the page's start directly, so a deep page costs no more. */
-  async list(query: ListPlantsQueryDto): Promise<PlantPage> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    const found = await this.plants.page({
-      after: query.after === undefined ? undefined : String(query.after),
+  list(query: ListPlantsQueryDto): Promise<PlantPage> {
+    return this.plants.page({
+      after: query.after === undefined ? undefined : int64ToString(query.after),
       tag: query.tag,
-      limit: limit + 1,
+      limit: query.limit ?? DEFAULT_PAGE_SIZE,
     });
-    const page = found.slice(0, limit);
-    return {
-      plants: page.map(plantView),
-      nextAfter: found.length > limit ? page[page.length - 1].id : undefined,
-    };
   }
 
   /** An empty patch changes nothing, not even the version, and announces nothing. */
-  async update(id: number | bigint, patch: PlantPatchDto, ifMatch?: IfMatch): Promise<StoredPlant> {
-    const key = String(id);
+  async update(id: Int64, patch: PlantPatchDto, ifMatch?: IfMatch): Promise<Plant> {
+    const key = int64ToString(id);
     const plant = await this.plants.update(key, patchChanges(patch, id), ifMatch);
     if (!plant) {
       throw new PlantNotFoundError(key);
@@ -69,8 +60,8 @@ export class PlantsService {
     return plant;
   }
 
-  async remove(id: number | bigint, ifMatch?: IfMatch): Promise<void> {
-    const key = String(id);
+  async remove(id: Int64, ifMatch?: IfMatch): Promise<void> {
+    const key = int64ToString(id);
     if (!(await this.plants.remove(key, ifMatch))) {
       throw new PlantNotFoundError(key);
     }

@@ -3,33 +3,36 @@
 
 -- POST /plants
 START TRANSACTION;
-INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[]) ON CONFLICT (id) DO NOTHING RETURNING id;
+INSERT INTO "plants"("id", "name", "tag", "created_at", "version") VALUES ($1, $2, $3, DEFAULT, 1) ON CONFLICT DO NOTHING RETURNING "id";
 INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at", "unsubscribed_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT, DEFAULT);
 COMMIT;
 
 -- POST /plants: the same plant again
 START TRANSACTION;
-INSERT INTO plants (id, name, tag) SELECT * FROM unnest($1::bigint[], $2::varchar[], $3::varchar[]) ON CONFLICT (id) DO NOTHING RETURNING id;
-SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
+INSERT INTO "plants"("id", "name", "tag", "created_at", "version") VALUES ($1, $2, $3, DEFAULT, 1) ON CONFLICT DO NOTHING RETURNING "id";
+SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
 COMMIT;
 
 -- GET /plants/{id}
-SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[]);
+SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
 
 -- GET /plants?limit=20
-SELECT plant.id, plant.name, plant.tag, start.page FROM unnest($1::bigint[], $2::varchar[]) WITH ORDINALITY AS start (after, tag, page) CROSS JOIN LATERAL ( SELECT plant.id, plant.name, plant.tag FROM plants plant ORDER BY plant.id LIMIT $3 ) AS plant ORDER BY start.page, plant.id;
+SELECT "plant"."id" AS "plant_id", "plant"."name" AS "plant_name", "plant"."tag" AS "plant_tag", "plant"."created_at" AS "plant_created_at", "plant"."version" AS "plant_version" FROM "plants" "plant" ORDER BY "plant"."id" ASC LIMIT 21;
 
 -- GET /plants?limit=20&after=0&tag=pteridophyte
-SELECT plant.id, plant.name, plant.tag, start.page FROM unnest($1::bigint[], $2::varchar[]) WITH ORDINALITY AS start (after, tag, page) CROSS JOIN LATERAL ( SELECT plant.id, plant.name, plant.tag FROM plants plant WHERE plant.tag = start.tag AND plant.id > start.after ORDER BY plant.id LIMIT $3 ) AS plant ORDER BY start.page, plant.id;
+SELECT "plant"."id" AS "plant_id", "plant"."name" AS "plant_name", "plant"."tag" AS "plant_tag", "plant"."created_at" AS "plant_created_at", "plant"."version" AS "plant_version" FROM "plants" "plant" WHERE "plant"."tag" = $1 AND ("plant"."id") > ($2) ORDER BY "plant"."id" ASC LIMIT 21;
 
 -- PATCH /plants/{id} with If-Match
 START TRANSACTION;
-WITH input AS ( SELECT * FROM unnest($1::bigint[], $2::text[], $3::boolean[], $4::varchar[], $5::boolean[], $6::varchar[]) WITH ORDINALITY AS input (id, if_versions, set_name, name, set_tag, tag, position) ), changed AS ( UPDATE plants AS plant SET name = CASE WHEN input.set_name THEN input.name ELSE plant.name END, tag = CASE WHEN input.set_tag THEN input.tag ELSE plant.tag END, version = plant.version + 1 FROM input WHERE plant.id = input.id AND (input.if_versions IS NULL OR plant.version = ANY (input.if_versions::integer[])) RETURNING plant.id, plant.name, plant.tag, plant.version ) SELECT input.id, changed.name, changed.tag, changed.version, CASE WHEN changed.id IS NULL THEN EXISTS (SELECT FROM plants WHERE plants.id = input.id) END AS found FROM input LEFT JOIN changed ON changed.id = input.id ORDER BY input.position;
+SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1))) ORDER BY "Plant"."id" ASC FOR UPDATE;
+INSERT INTO "plants"("id", "name", "tag", "created_at", "version") VALUES ($1, $2, $3, $4, $5) ON CONFLICT ( "id" ) DO UPDATE SET "id" = EXCLUDED."id", "name" = EXCLUDED."name", "tag" = EXCLUDED."tag", "created_at" = EXCLUDED."created_at", "version" = EXCLUDED."version" RETURNING "created_at", "version";
 INSERT INTO "webhook_deliveries"("event_id", "event_type", "subscriber", "payload", "status", "attempts", "next_attempt_at", "last_error", "created_at", "delivered_at", "traceparent", "dead_at", "unsubscribed_at") VALUES ($1, $2, $3, $4, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, DEFAULT, $5, DEFAULT, DEFAULT);
 COMMIT;
 
 -- PATCH /plants/{id}: nothing to change
-SELECT id, name, tag, version FROM plants WHERE id = ANY ($1::bigint[]);
+START TRANSACTION;
+SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1))) ORDER BY "Plant"."id" ASC FOR UPDATE;
+COMMIT;
 
 -- DELETE /plants/{id} with a stale If-Match
 START TRANSACTION;

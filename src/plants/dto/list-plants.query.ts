@@ -1,16 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsInt, Max, Min } from 'class-validator';
 
-import { IsInt64, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
+import type { Int64 } from '../../core/common/int64.js';
+import { IsInt64, IsIntegerBetween, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
 import { integerFromText } from '../../core/validation/query-transforms.js';
 import { PLANT_TAG_DESCRIPTION, PLANT_TAG_RULES } from './plant-fields.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-/** One message for every way of missing the page size's rule. */
-const PAGE_SIZE_RULE = { message: `$property must be an integer from 1 to ${MAX_PAGE_SIZE}` };
 
 /** The query string of `GET /plants`: a page of plants in id order. */
 export class ListPlantsQueryDto {
@@ -23,9 +20,7 @@ export class ListPlantsQueryDto {
     description: 'The maximum number of results to return',
   })
   @Transform(integerFromText)
-  @Max(MAX_PAGE_SIZE, PAGE_SIZE_RULE)
-  @Min(1, PAGE_SIZE_RULE)
-  @IsInt(PAGE_SIZE_RULE)
+  @IsIntegerBetween(1, MAX_PAGE_SIZE)
   @IsOptionalNotNull()
   readonly limit?: number;
 
@@ -38,7 +33,7 @@ export class ListPlantsQueryDto {
   @Transform(integerFromText)
   @IsInt64()
   @IsOptionalNotNull()
-  readonly after?: number | bigint;
+  readonly after?: Int64;
 
   @ApiPropertyOptional({
     type: 'string',

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
+import type { Int64 } from '../../core/common/int64.js';
 import { IsInt64, IsOptionalNotNull, IsPresent, IsText } from '../../core/validation/constraints.js';
 import {
   PLANT_ID_DESCRIPTION,
@@ -15,7 +16,7 @@ export class NewPlantDto {
   @ApiProperty({ type: 'integer', format: 'int64', description: PLANT_ID_DESCRIPTION, example: 10 })
   @IsInt64()
   @IsPresent()
-  readonly id!: number | bigint;
+  readonly id!: Int64;
 
   @ApiProperty({
     type: 'string',

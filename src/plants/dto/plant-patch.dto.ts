@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional } from 'class-validator';
 
+import type { Int64 } from '../../core/common/int64.js';
 import { IsInt64, IsOptionalNotNull, IsText } from '../../core/validation/constraints.js';
+import { IsOptionalOrNull } from '../../core/validation/merge-patch.js';
 import {
   PLANT_ID_DESCRIPTION,
   PLANT_NAME_DESCRIPTION,
@@ -10,7 +11,10 @@ import {
   PLANT_TAG_RULES,
 } from './plant-fields.js';
 
-/** A JSON Merge Patch of a plant (see `merge-patch.ts`): a create's rules, every property optional. */
+/**
+ * A JSON Merge Patch of a plant (see `merge-patch.ts`): a create's rules, every property optional; the
+ * tag, which a plant may lack, nullable, `null` removing it.
+ */
 @ApiSchema({
   name: 'PlantPatch',
   description:
@@ -26,7 +30,7 @@ export class PlantPatchDto {
   })
   @IsInt64()
   @IsOptionalNotNull()
-  readonly id?: number | bigint;
+  readonly id?: Int64;
 
   @ApiPropertyOptional({
     type: 'string',
@@ -48,6 +52,6 @@ export class PlantPatchDto {
     example: 'aroid',
   })
   @IsText(PLANT_TAG_RULES)
-  @IsOptional()
+  @IsOptionalOrNull()
   readonly tag?: string | null;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 
+import type { Int64 } from '../../core/common/int64.js';
 import {
   PLANT_NAME_DESCRIPTION,
   PLANT_NAME_RULES,
@@ -9,7 +10,7 @@ import {
 
 /** A stored plant read back: a Plant with its id, the shape of NewPlant (documented as such). */
 export interface StoredPlantView {
-  readonly id: number | bigint;
+  readonly id: Int64;
   readonly name: string;
   readonly tag?: string;
 }
@@ -34,8 +35,10 @@ export class PlantDto {
   })
   readonly tag?: string;
 
-  /** Never `null` and never an `id`: absent fields are left out. */
-  static from(plant: { readonly name: string; readonly tag: string | null }): PlantDto {
-    return plant.tag === null ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+  /** Never `null` and never an `id`: absent fields are left out. The one list of a plant's fields in answers. */
+  static from(plant: { readonly name: string; readonly tag?: string | null }): PlantDto {
+    return plant.tag === null || plant.tag === undefined
+      ? { name: plant.name }
+      : { name: plant.name, tag: plant.tag };
   }
 }
