@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { READINESS_CACHE_MS } from '../src/core/health/database.health.js';
 
 import { AUTH, newPlant } from './support/factories.js';
-import { TEST_TOKEN } from './support/environment.js';
+import { TEST_TOKEN, TEST_TOKEN_ACTOR } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { startTestApp, useTestApp } from './support/app.js';
@@ -74,7 +74,7 @@ describe('health, logs and metrics', () => {
       level: 'info',
       msg: 'request completed',
       reqId: 'log-line-check-1',
-      principal: 'static-token-1',
+      principal: TEST_TOKEN_ACTOR,
       method: 'POST',
       route: '/plants',
       status: 200,

@@ -3,6 +3,7 @@ import request from 'supertest';
 import { AUTH, newPlant } from './support/factories.js';
 import { plantRow, plantRows } from './support/database.js';
 import { useTestApp } from './support/app.js';
+import { TEST_TOKEN_ACTOR } from './support/environment.js';
 import { eventually } from './support/eventually.js';
 
 describe('POST /plants', () => {
@@ -109,7 +110,7 @@ describe('POST /plants', () => {
           level: 'error',
           context: 'HttpErrorFilter',
           reqId: 'fault-under-test-1',
-          principal: 'static-token-1',
+          principal: TEST_TOKEN_ACTOR,
         }),
       );
     } finally {

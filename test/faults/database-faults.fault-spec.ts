@@ -8,7 +8,7 @@ import pg from 'pg';
 
 import { EmbeddedPostgres } from '../../src/core/database/embedded-postgres.js';
 import { closeAll } from '../support/cleanup.js';
-import { TEST_TOKEN } from '../support/environment.js';
+import { TEST_TOKEN, TEST_TOKEN_ACTOR } from '../support/environment.js';
 import { eventually } from '../support/eventually.js';
 import { runCreateLoad } from '../support/load.js';
 import { failedStart, freePort, startService, type ServiceProcess } from '../support/service-process.js';
@@ -147,7 +147,7 @@ describe('database faults, against the compiled service', () => {
           level: 'warn',
           context: 'HttpErrorFilter',
           reqId: 'create-meets-stopped-db',
-          principal: 'static-token-1',
+          principal: TEST_TOKEN_ACTOR,
           msg: expect.stringMatching(/^POST \/plants answered 503: .*(ECONNREFUSED|terminat|Connection)/),
         }),
       );

@@ -86,6 +86,6 @@ function admit(request: Request, principal: Principal, requiredScopes: readonly 
     throw BearerChallenge.insufficientScope(missing);
   }
   request.principal = principal;
-  recordPrincipal(principal.subject);
+  recordPrincipal(principal.subject, principal.issuer);
   return true;
 }

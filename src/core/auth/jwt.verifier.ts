@@ -68,6 +68,7 @@ export class JwtVerifier {
     const scopes = scopesOf(payload);
     return {
       subject: `jwt:${payload.sub}`,
+      issuer: payload.iss,
       hasScope: (scope: Scope) => scopes.has(scope),
     };
   }

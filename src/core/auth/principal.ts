@@ -2,8 +2,10 @@ import type { Scope } from './scopes.js';
 
 /** Who made a request, as far as the bearer token tells. */
 export interface Principal {
-  /** A static token's label, or a JWT's `sub`: something to log, never the token. */
+  /** `token:<name>` for a static token (its name, or a label), `jwt:<sub>` for a JWT: something to log, never the token. */
   readonly subject: string;
+  /** A JWT's issuer (`iss`), which the subject belongs to. */
+  readonly issuer?: string;
   readonly hasScope: (scope: Scope) => boolean;
 }
 

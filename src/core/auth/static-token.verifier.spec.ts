@@ -11,8 +11,25 @@ describe('StaticTokenVerifier', () => {
   ]);
 
   it('accepts each configured token, so that tokens can be rotated', () => {
-    expect(verifier.verify('first-token-0123456789')?.subject).toBe('static-token-1');
-    expect(verifier.verify('second-token-0123456789')?.subject).toBe('static-token-2');
+    expect(verifier.verify('first-token-0123456789')?.subject).toMatch(/^token:[0-9a-f]{8}$/);
+    expect(verifier.verify('second-token-0123456789')?.subject).toMatch(/^token:[0-9a-f]{8}$/);
+  });
+
+  it('names a token as its entry does, or else by a label that stays whatever else the list holds', () => {
+    const named = new StaticTokenVerifier([{ sha256: sha256('first-token-0123456789'), name: 'ci' }]);
+    const label = verifier.verify('second-token-0123456789')?.subject;
+
+    expect(named.verify('first-token-0123456789')?.subject).toBe('token:ci');
+    expect(
+      new StaticTokenVerifier([{ sha256: sha256('second-token-0123456789') }]).verify(
+        'second-token-0123456789',
+      )?.subject,
+    ).toBe(label);
+    expect(label).not.toBe(verifier.verify('first-token-0123456789')?.subject);
+    // Neither the token nor any part of its digest.
+    const digest = sha256('second-token-0123456789').toString('hex');
+    expect(digest).not.toContain(label!.slice('token:'.length));
+    expect(label).not.toContain('second-token');
   });
 
   it('refuses any other token, including prefixes and near misses', () => {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { authConfig, AuthEnvironment } from './auth.config.js';
 import { readEnvironment } from './environment.js';
 
@@ -57,5 +59,40 @@ describe('AUTH_JWT_MAX_AGE', () => {
     expect(() => readEnvironment(AuthEnvironment, { ...JWT, AUTH_JWT_MAX_AGE: maxAge })).toThrow(
       'AUTH_JWT_MAX_AGE must be from 60s to 30d: seconds, or a number with s, m, h or d (24h)',
     );
+  });
+});
+
+describe('AUTH_TOKENS', () => {
+  const TOKEN = 'a-static-token-0123456789';
+  const DIGEST = createHash('sha256').update(TOKEN).digest();
+
+  /** The static tokens the service would accept under this variable. */
+  function staticTokensWith(tokens: string) {
+    const saved = process.env.AUTH_TOKENS;
+    process.env.AUTH_TOKENS = tokens;
+    try {
+      return authConfig().staticTokens;
+    } finally {
+      if (saved === undefined) {
+        delete process.env.AUTH_TOKENS;
+      } else {
+        process.env.AUTH_TOKENS = saved;
+      }
+    }
+  }
+
+  it('takes a name before a token or its digest, and keeps only digests', () => {
+    expect(staticTokensWith(`ci:${TOKEN},ops:sha256:${DIGEST.toString('hex')},${TOKEN}`)).toStrictEqual([
+      { sha256: DIGEST, name: 'ci' },
+      { sha256: DIGEST, name: 'ops' },
+      { sha256: DIGEST },
+    ]);
+  });
+
+  it('refuses a name given to two tokens, without echoing either', () => {
+    const run = () => readEnvironment(AuthEnvironment, { AUTH_TOKENS: `ci:${TOKEN},ci:${TOKEN}x` });
+
+    expect(run).toThrow('AUTH_TOKENS names ci more than once');
+    expect(run).not.toThrow(TOKEN);
   });
 });

@@ -16,6 +16,8 @@ import {
 /** RFC 6750 `b64token`: the characters a bearer token may consist of. */
 export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9\-._~+/]+=*$/;
 export const SHA256_TOKEN_ENTRY_PATTERN = /^sha256:([0-9a-fA-F]{64})$/;
+/** `<name>:<token>` or `<name>:sha256:<hex>`: the name is what logs and the audit trail call the token. */
+const NAMED_TOKEN_ENTRY_PATTERN = /^([A-Za-z0-9][A-Za-z0-9._-]{0,63}):(.+)$/;
 export const MIN_STATIC_TOKEN_LENGTH = 16;
 
 /** Asymmetric algorithms a key set may use; `none` and the HMAC ones are never accepted from a key set. */
@@ -43,6 +45,8 @@ export const MAX_JWT_MAX_AGE_SECONDS = 30 * 86_400;
 /** Only digests are kept; given as `sha256:<hex>`, no plaintext token need sit in the environment. */
 export interface StaticTokenDigest {
   readonly sha256: Buffer;
+  /** The name the entry gives it, if any (`ci:<token>`). */
+  readonly name?: string;
 }
 
 export type JwtKeySource =
@@ -175,8 +179,16 @@ export const authConfig = registerAs('auth', () => {
 export type AuthConfig = ConfigType<typeof authConfig>;
 
 function toDigest(entry: string): StaticTokenDigest {
-  const digest = SHA256_TOKEN_ENTRY_PATTERN.exec(entry);
-  return { sha256: digest ? Buffer.from(digest[1], 'hex') : createHash('sha256').update(entry).digest() };
+  const { name, token } = splitTokenEntry(entry);
+  const digest = SHA256_TOKEN_ENTRY_PATTERN.exec(token);
+  const sha256 = digest ? Buffer.from(digest[1], 'hex') : createHash('sha256').update(token).digest();
+  return name === undefined ? { sha256 } : { sha256, name };
+}
+
+/** An entry's name, if it gives one, and its token or digest: a bearer token has no `:` of its own. */
+function splitTokenEntry(entry: string): { name?: string; token: string } {
+  const named = SHA256_TOKEN_ENTRY_PATTERN.test(entry) ? null : NAMED_TOKEN_ENTRY_PATTERN.exec(entry);
+  return named ? { name: named[1], token: named[2] } : { token: entry };
 }
 
 function jwtSettings(env: AuthEnvironment): JwtSettings | undefined {
@@ -256,8 +268,14 @@ function jwtMaxAgeProblems(value: unknown): string[] {
 
 /** What is wrong with each entry of the list, by position: an entry is a secret and never echoed. */
 function tokenListProblems(value: unknown): string[] {
-  return parseListEnv(value).flatMap((entry, index) => {
+  const entries = parseListEnv(value).map(splitTokenEntry);
+  const names = entries.flatMap(({ name }) => (name === undefined ? [] : [name]));
+  const repeated = [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+  return entries.flatMap(({ token: entry }, index) => {
     const position = `AUTH_TOKENS entry ${index + 1}`;
+    if (index === 0 && repeated.length > 0) {
+      return [`AUTH_TOKENS names ${repeated.join(', ')} more than once: a name says which token was used`];
+    }
     if (SHA256_TOKEN_ENTRY_PATTERN.test(entry)) {
       return [];
     }

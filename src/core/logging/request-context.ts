@@ -7,6 +7,8 @@ import { CLS_ID, ClsServiceManager, type ClsStore } from 'nestjs-cls';
 export interface RequestContext extends ClsStore {
   [CLS_ID]?: string;
   principal?: string;
+  /** The principal's issuer, for a JWT's. */
+  issuer?: string;
 }
 
 export interface RequestLogFields {
@@ -29,10 +31,18 @@ export function runInRequestContext<T>(reqId: string, callback: () => T): T {
   return ClsServiceManager.getClsService<RequestContext>().runWith({ [CLS_ID]: reqId }, callback);
 }
 
-/** Records who is calling, for the rest of the request's log lines. */
-export function recordPrincipal(subject: string): void {
+/** Records who is calling, for the rest of the request's log lines and the changes it makes. */
+export function recordPrincipal(subject: string, issuer?: string): void {
   const cls = ClsServiceManager.getClsService<RequestContext>();
   if (cls.isActive()) {
     cls.set('principal', subject);
+    if (issuer !== undefined) {
+      cls.set('issuer', issuer);
+    }
   }
+}
+
+/** The request being served, as far as its context tells: its id and who made it. */
+export function currentRequest(): Readonly<RequestContext> | undefined {
+  return ClsServiceManager.getClsService<RequestContext>().get();
 }
