@@ -2,6 +2,7 @@ import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 
+import { AuditModule } from './core/audit/audit.module.js';
 import { AuthModule } from './core/auth/auth.module.js';
 import { BearerAuthGuard } from './core/auth/bearer-auth.guard.js';
 import { appConfig } from './core/config/app.config.js';
@@ -42,6 +43,7 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     RateLimitModule,
     HealthModule,
     WebhooksModule,
+    AuditModule,
     PlantsModule,
   ],
   providers: [

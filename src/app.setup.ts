@@ -59,7 +59,15 @@ export async function createApp({
     app.enableCors({
       origin: http.corsOrigins,
       methods: ['GET', 'POST', 'PATCH', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'If-Match', 'If-None-Match'],
+      allowedHeaders: [
+        'Authorization',
+        'Content-Type',
+        'X-Request-Id',
+        'If-Match',
+        'If-None-Match',
+        'If-Modified-Since',
+        'If-Unmodified-Since',
+      ],
       exposedHeaders: [
         'X-Request-Id',
         'Retry-After',
@@ -67,6 +75,7 @@ export async function createApp({
         'Link',
         'Allow',
         'ETag',
+        'Last-Modified',
         'RateLimit',
         'RateLimit-Policy',
       ],

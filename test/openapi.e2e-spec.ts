@@ -190,9 +190,14 @@ describe('OpenAPI document', () => {
       properties: { tag: { type: ['string', 'null'] }, name: { type: 'string' } },
     });
     expect(components.schemas.PlantPatch.required).toBeUndefined();
-    expect(parameterNames(paths['/plants/{id}'].get)).toStrictEqual(['header If-None-Match', 'path id']);
-    expect(parameterNames(update)).toStrictEqual(['header If-Match', 'path id']);
-    expect(parameterNames(paths['/plants/{id}'].delete)).toStrictEqual(['header If-Match', 'path id']);
+    expect(parameterNames(paths['/plants/{id}'].get)).toStrictEqual([
+      'header If-Modified-Since',
+      'header If-None-Match',
+      'path id',
+    ]);
+    const changeConditions = ['header If-Match', 'header If-Unmodified-Since', 'path id'];
+    expect(parameterNames(update)).toStrictEqual(changeConditions);
+    expect(parameterNames(paths['/plants/{id}'].delete)).toStrictEqual(changeConditions);
     // The ETag always comes with a versioned read, its 304 and a change, as a quoted version number.
     const etag = {
       description: expect.stringContaining('strong entity tag'),

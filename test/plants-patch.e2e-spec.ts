@@ -305,6 +305,69 @@ describe('PATCH /plants/{id}, ETags and conditional requests', () => {
     });
   });
 
+  describe('Last-Modified, If-Modified-Since and If-Unmodified-Since', () => {
+    const httpDate = (time: number) => new Date(time).toUTCString();
+
+    it('sends the time of the last change, to the second, on a read and a change', async () => {
+      const id = await stored();
+      const { rows } = await testApp.db.query<{ updated_at: Date }>(
+        'SELECT updated_at FROM plants WHERE id = $1',
+        [id],
+      );
+
+      const read = await get(id);
+      expect(read.headers['last-modified']).toBe(rows[0].updated_at.toUTCString());
+      const changed = await patch(id, { name: 'Fern' });
+      expect(changed.headers['last-modified']).toEqual(expect.any(String));
+      const after = await testApp.db.query<{ updated_at: Date }>(
+        'SELECT updated_at FROM plants WHERE id = $1',
+        [id],
+      );
+      expect(after.rows[0].updated_at.getTime()).toBeGreaterThan(rows[0].updated_at.getTime());
+      expect(changed.headers['last-modified']).toBe(after.rows[0].updated_at.toUTCString());
+    });
+
+    it('answers 304 to If-Modified-Since at or after the last change, 200 before it', async () => {
+      const id = await stored();
+      const lastModified = Date.parse(String((await get(id)).headers['last-modified']));
+
+      const same = await get(id, { 'If-Modified-Since': httpDate(lastModified) });
+      expect(same.status).toBe(304);
+      expect(same.text).toBe('');
+      expect(same.headers.etag).toBe('"1"');
+      await get(id, { 'If-Modified-Since': httpDate(lastModified + 60_000) }).expect(304);
+      const older = await get(id, { 'If-Modified-Since': httpDate(lastModified - 1000) });
+      expect(older.status).toBe(200);
+      // If-None-Match decides alone when both are sent.
+      await get(id, { 'If-None-Match': '"0"', 'If-Modified-Since': httpDate(lastModified) }).expect(200);
+      // A value that is not a date is ignored.
+      await get(id, { 'If-Modified-Since': 'not a date' }).expect(200);
+    });
+
+    it('refuses a PATCH or DELETE with 412 when the plant changed after If-Unmodified-Since', async () => {
+      const id = await stored({ name: 'Fern' });
+      const lastModified = Date.parse(String((await get(id)).headers['last-modified']));
+
+      const stale = await patch(
+        id,
+        { name: 'Moss' },
+        { 'If-Unmodified-Since': httpDate(lastModified - 1000) },
+      );
+      expect(stale.status).toBe(412);
+      expect(stale.body).toStrictEqual({
+        error: 412,
+        message: expect.stringContaining('If-Unmodified-Since'),
+      });
+      await expect(plantRow(testApp.db, id)).resolves.toMatchObject({ name: 'Fern' });
+      await remove(id, { 'If-Unmodified-Since': httpDate(lastModified - 1000) }).expect(412);
+
+      await patch(id, { name: 'Moss' }, { 'If-Unmodified-Since': httpDate(lastModified) }).expect(200);
+      // If-Match decides alone when both are sent.
+      await patch(id, { name: 'Ivy' }, { 'If-Match': '"2"', 'If-Unmodified-Since': httpDate(0) }).expect(200);
+      await remove(id, { 'If-Unmodified-Since': httpDate(Date.now() + 60_000) }).expect(204);
+    });
+  });
+
   describe('patches sent together, which the repository batches', () => {
     /**
      * 30 plants besides the one that cannot change, each renamed at once with it, which is sent in the

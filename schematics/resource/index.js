@@ -17,10 +17,11 @@ const pluralize = require('pluralize');
 /**
  * `nest g resource <name>`: for a REST resource with CRUD (the defaults),
  * a resource of the platform, as `src/plants/` is written: an entity with a
- * server-given int64 id and a version, its migration, DTOs with rules,
- * a controller and a service with keyset pages, ETags and merge-patch
- * updates, its errors, its specs and an e2e suite, and its module imported
- * by the application's. Any other transport, or no CRUD, is Nest's own.
+ * server-given int64 id, a version and its times, kept in the audit trail,
+ * its migration, DTOs with rules, a controller and a service with keyset
+ * pages, ETags and merge-patch updates, its errors, its specs and an e2e
+ * suite, and its module imported by the application's. Any other
+ * transport, or no CRUD, is Nest's own.
  */
 function resource(options) {
   if ((options.type ?? 'rest') !== 'rest' || options.crud === false) {
@@ -41,6 +42,16 @@ function resource(options) {
   };
 }
 
+/**
+ * `nest g soft-delete-resource <name>`: the same REST resource, whose DELETE
+ * hides a record (TypeORM's `@DeleteDateColumn()`), which
+ * `POST /<name>/{id}/restore` brings back, `?deleted=only` lists, and
+ * retention purges after `SOFT_DELETE_RETENTION_DAYS`.
+ */
+function softDeleteResource(options) {
+  return resource({ ...options, type: 'rest', crud: true, softDelete: true });
+}
+
 /** What the templates are named after: `spare-parts` gives `SpareParts`, `SparePart`, `sparePart`, `SPARE_PART`, `spare_parts` (the table), `a spare part`. */
 function resourceNames(options) {
   if (!options.name) {
@@ -54,6 +65,7 @@ function resourceNames(options) {
   const a = `${/^[aeiou]/.test(singular) ? 'an' : 'a'} ${wordsSingular}`;
   const timestamp = String(Date.now());
   return {
+    softDelete: options.softDelete === true,
     name,
     path: location.path,
     singular,
@@ -112,4 +124,4 @@ function formatWritten() {
   };
 }
 
-module.exports = { resource };
+module.exports = { resource, softDeleteResource };

@@ -1,9 +1,21 @@
-import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, VersionColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  PrimaryColumn,
+  UpdateDateColumn,
+  VersionColumn,
+} from 'typeorm';
+
+import { Audited } from '../core/audit/audited.decorator.js';
 
 export const PLANT_TEXT_MAX_LENGTH = 255;
 
-/** Never sent to a client: the wire shapes live in `dto/`. */
+/** Never sent to a client: the wire shapes live in `dto/`. Every change is kept in the audit trail. */
 @Entity({ name: 'plants' })
+@Audited('plants')
 // Keyset pages filtered by tag: WHERE tag = $1 AND id > $2 ORDER BY id.
 @Index('plants_tag_id', ['tag', 'id'])
 @Check('plants_name_length', `char_length(name) BETWEEN 1 AND ${PLANT_TEXT_MAX_LENGTH}`)
@@ -21,6 +33,10 @@ export class Plant {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Its `Last-Modified`: set by every change, to the time of the change's transaction. */
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
 
   /** Counts the changes of the row: its ETag, and what `If-Match` is checked against. */
   @VersionColumn({ default: 1 })

@@ -24,7 +24,7 @@ import type { Response } from 'express';
 
 import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
-import { IfMatch, IfNoneMatch, setETag } from '../core/http/conditional-requests.js';
+import { IfMatch, IfNoneMatch, setValidators } from '../core/http/conditional-requests.js';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../core/http/json-body.parser.js';
 import { ApiResource } from '../core/openapi/api-resource.decorator.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
@@ -120,7 +120,7 @@ export class PlantsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView | globalThis.Response> {
     const plant = await this.plants.findOne(id);
-    return setETag(response, plant.version, ifNoneMatch) ?? plantView(plant);
+    return setValidators(response, plant, ifNoneMatch) ?? plantView(plant);
   }
 
   @Patch(':id')
@@ -159,7 +159,7 @@ export class PlantsController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView> {
     const plant = await this.plants.update(id, patch, ifMatch);
-    setETag(response, plant.version);
+    setValidators(response, plant);
     return plantView(plant);
   }
 

@@ -3,6 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Context } from '@opentelemetry/api';
 import { type EntityManager, In, Repository } from 'typeorm';
 
+import { type AuditCaller, auditCaller, recordAudit } from '../core/audit/audit-trail.js';
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
 import { checkIfMatch, deleteIfMatch, type IfMatch } from '../core/database/if-match.js';
 import { keysetPage } from '../core/database/keyset-page.js';
@@ -14,7 +15,7 @@ import { plantView } from './plant.view.js';
 
 /** A plant as a create sends it: the fields of `NewPlantDto`, its id as exact digits; a field left out is the column's default. */
 export type NewPlantRow = Pick<Plant, 'id' | 'name'> &
-  Partial<Omit<Plant, 'id' | 'name' | 'version' | 'createdAt'>>;
+  Partial<Omit<Plant, 'id' | 'name' | 'version' | 'createdAt' | 'updatedAt'>>;
 
 /** What a create found: its plant stored now, or the plant its id held already. */
 export interface CreateOutcome {
@@ -56,9 +57,9 @@ export class PlantsRepository {
     ...READS,
     span: 'plants batch read',
   });
-  private readonly creates = new BatchLoader<NewPlantRow, CreateOutcome>(
-    (plants, callers) =>
-      this.oneAtATimeIfRefused(plants, callers, (manager, part, contexts) =>
+  private readonly creates = new BatchLoader<PendingCreate, CreateOutcome>(
+    (creates, callers) =>
+      this.oneAtATimeIfRefused(creates, callers, (manager, part, contexts) =>
         this.insert(manager, part, contexts),
       ),
     { ...WRITES, span: 'plants batch insert' },
@@ -92,7 +93,7 @@ export class PlantsRepository {
 
   /** Stores the plant unless its id is taken; resolves once it and its `plant.created` event commit. */
   create(plant: NewPlantRow): Promise<CreateOutcome> {
-    return this.creates.load(plant);
+    return this.creates.load({ plant, caller: auditCaller() });
   }
 
   /**
@@ -100,10 +101,10 @@ export class PlantsRepository {
    * Empty changes leave even the version alone.
    */
   update(id: string, changes: PlantChanges, ifMatch?: IfMatch): Promise<Plant | null> {
-    return this.updates.load({ id, changes, ifMatch });
+    return this.updates.load({ id, changes, ifMatch, caller: auditCaller() });
   }
 
-  /** Deletes the plant if it is at one of the versions `If-Match` names, recording `plant.deleted`. */
+  /** Deletes the plant if it is at one of the versions `If-Match` names, recording `plant.deleted` and its audit event. */
   remove(id: string, ifMatch?: IfMatch): Promise<boolean> {
     return this.plants.manager.transaction(async (manager) => {
       const plant = await deleteIfMatch(manager, Plant, { id }, ifMatch);
@@ -127,9 +128,10 @@ export class PlantsRepository {
    */
   private async insert(
     manager: EntityManager,
-    plants: readonly NewPlantRow[],
+    creates: readonly PendingCreate[],
     callers: readonly Context[],
   ): Promise<CreateOutcome[]> {
+    const plants = creates.map(({ plant }) => plant);
     const outcomes = new Array<CreateOutcome>(plants.length);
     let waiting = plants.map((_, index) => index);
     while (waiting.length > 0) {
@@ -146,15 +148,28 @@ export class PlantsRepository {
         .returning(['id'])
         .updateEntity(false)
         .execute();
-      const inserted = new Set((result.raw as Array<{ id: string }>).map((row) => row.id));
+      const inserted = [...new Set((result.raw as Array<{ id: string }>).map((row) => row.id))].map((id) =>
+        first.get(id)!,
+      );
       await this.outbox.enqueueAll(
         manager,
-        [...inserted].map((id) => {
-          const index = first.get(id)!;
-          return { type: 'plant.created', payload: plantView(plants[index]), context: callers[index] };
-        }),
+        inserted.map((index) => ({
+          type: 'plant.created',
+          payload: plantView(plants[index]),
+          context: callers[index],
+        })),
       );
-      const taken = [...first.keys()].filter((id) => !inserted.has(id));
+      await recordAudit(
+        manager,
+        inserted.map((index) => ({
+          action: 'create',
+          target: Plant,
+          after: plants[index],
+          caller: creates[index].caller,
+        })),
+      );
+      const insertedIds = new Set(inserted.map((index) => plants[index].id));
+      const taken = [...first.keys()].filter((id) => !insertedIds.has(id));
       const stored = new Map(
         taken.length === 0
           ? []
@@ -164,7 +179,7 @@ export class PlantsRepository {
       for (const index of waiting) {
         const { id } = plants[index];
         const winner = first.get(id)!;
-        if (inserted.has(id)) {
+        if (insertedIds.has(id)) {
           outcomes[index] = { created: winner === index, stored: plants[winner] };
         } else if (stored.has(id)) {
           outcomes[index] = { created: false, stored: stored.get(id)! };
@@ -218,8 +233,8 @@ export class PlantsRepository {
       lock: { mode: 'pessimistic_write' },
     });
     const byId = new Map(locked.map((plant) => [plant.id, plant]));
-    const changed: Array<{ plant: Plant; context: Context }> = [];
-    const outcomes = batch.map(({ id, changes, ifMatch }, index): Plant | null | Error => {
+    const changed: Array<{ before: Plant; after: Plant; caller: AuditCaller; context: Context }> = [];
+    const outcomes = batch.map(({ id, changes, ifMatch, caller }, index): Plant | null | Error => {
       const plant = byId.get(id);
       if (!plant) {
         return null;
@@ -231,19 +246,36 @@ export class PlantsRepository {
       if (!hasChanges(changes)) {
         return plant;
       }
-      const after = manager.create(Plant, { ...plant, ...changes, version: plant.version + 1 });
-      changed.push({ plant: after, context: callers[index] });
+      // The times are PostgreSQL's to give: the creation's kept, the change's now.
+      const after = manager.create(Plant, {
+        ...plant,
+        ...changes,
+        version: plant.version + 1,
+        createdAt: undefined,
+        updatedAt: undefined,
+      });
+      changed.push({ before: plant, after, caller, context: callers[index] });
       return after;
     });
     if (changed.length > 0) {
       await manager.upsert(
         Plant,
-        changed.map(({ plant }) => plant),
+        changed.map(({ after }) => after),
         ['id'],
       );
       await this.outbox.enqueueAll(
         manager,
-        changed.map(({ plant, context }) => ({ type: 'plant.updated', payload: plantView(plant), context })),
+        changed.map(({ after, context }) => ({ type: 'plant.updated', payload: plantView(after), context })),
+      );
+      await recordAudit(
+        manager,
+        changed.map(({ before, after, caller }) => ({
+          action: 'update',
+          target: Plant,
+          before,
+          after,
+          caller,
+        })),
       );
     }
     return outcomes;
@@ -251,7 +283,8 @@ export class PlantsRepository {
 
   /**
    * Runs a batch's work in one transaction; if PostgreSQL refuses it (a row breaks a constraint, say),
-   * each request is tried alone, so that one bad row fails only its own request.
+   * runs it again request by request, each in a savepoint of one transaction on one connection, so
+   * that one bad row fails only its own request and the others still commit together.
    */
   private async oneAtATimeIfRefused<K, V>(
     keys: readonly K[],
@@ -268,24 +301,38 @@ export class PlantsRepository {
       if (keys.length === 1 || isDatabaseUnavailableError(error)) {
         throw error;
       }
-      return Promise.all(
-        keys.map((key, index) =>
-          this.plants.manager
-            .transaction((manager) => work(manager, [key], [callers[index]]))
+      return this.plants.manager.transaction(async (manager) => {
+        const outcomes: Array<V | Error> = [];
+        for (const [index, key] of keys.entries()) {
+          // A transaction inside a transaction is a savepoint, which a failure rolls back alone.
+          const outcome = await manager
+            .transaction((savepoint) => work(savepoint, [key], [callers[index]]))
             .then(
-              ([outcome]) => outcome,
+              ([done]) => done,
               (failure: Error) => failure,
-            ),
-        ),
-      );
+            );
+          if (isDatabaseUnavailableError(outcome)) {
+            throw outcome;
+          }
+          outcomes.push(outcome);
+        }
+        return outcomes;
+      });
     }
   }
+}
+
+interface PendingCreate {
+  readonly plant: NewPlantRow;
+  /** The request's, taken when it asked: the batch may run in another's context. */
+  readonly caller: AuditCaller;
 }
 
 interface PendingUpdate {
   readonly id: string;
   readonly changes: PlantChanges;
   readonly ifMatch?: IfMatch;
+  readonly caller: AuditCaller;
 }
 
 function hasChanges(changes: PlantChanges): boolean {

@@ -1,16 +1,24 @@
-import type {
-  EntityManager,
-  EntityTarget,
-  FindOptionsWhere,
-  ObjectLiteral,
-  QueryDeepPartialEntity,
+import {
+  type EntityManager,
+  type EntityTarget,
+  type FindOptionsWhere,
+  IsNull,
+  Not,
+  type ObjectLiteral,
+  type QueryDeepPartialEntity,
 } from 'typeorm';
 
+import { recordAudit } from '../audit/audit-trail.js';
 import { type DomainError, PreconditionFailedError, VersionExhaustedError } from '../errors/domain-error.js';
 
-/** The versions the request's `If-Match` names (`@IfMatch()`); none matches no row. */
+/**
+ * The preconditions of a change (`@IfMatch()`): the versions `If-Match` names (none matches no row);
+ * without `If-Match`, the time `If-Unmodified-Since` gives, checked against the entity's
+ * `@UpdateDateColumn()` to the second (RFC 9110, section 13.1.4).
+ */
 export interface IfMatch {
-  readonly versions: readonly number[];
+  readonly versions?: readonly number[];
+  readonly unmodifiedSince?: Date;
 }
 
 /**
@@ -30,18 +38,31 @@ export function checkIfMatch<E extends ObjectLiteral>(
   ifMatch: IfMatch | undefined,
   changing = true,
 ): DomainError | undefined {
+  const metadata = manager.connection.getMetadata(target);
   const version = versionOf(manager, target, row);
-  if (ifMatch && !ifMatch.versions.includes(version)) {
+  if (ifMatch?.versions && !ifMatch.versions.includes(version)) {
     return new PreconditionFailedError();
   }
+  const updatedAt = metadata.updateDateColumn?.getEntityValue(row) as Date | undefined;
+  if (ifMatch?.unmodifiedSince && updatedAt && wholeSeconds(updatedAt) > ifMatch.unmodifiedSince.getTime()) {
+    return new PreconditionFailedError(
+      'The record has changed since the time If-Unmodified-Since gives; read it again for its Last-Modified',
+    );
+  }
   return changing && version >= LAST_VERSION ? new VersionExhaustedError() : undefined;
+}
+
+/** A time as `Last-Modified` says it: to the second below. */
+export function wholeSeconds(time: Date): number {
+  return Math.floor(time.getTime() / 1000) * 1000;
 }
 
 /**
  * Updates the row if it is at one of the versions `If-Match` names (any without one); `null` when there
  * is no row, `PreconditionFailedError` at another version. The row is read first under a lock (`FOR
  * UPDATE`, so in the caller's transaction) which a second writer waits for, so of two writers with
- * one `If-Match` only one wins. Without changes nothing changes, not even the version.
+ * one `If-Match` only one wins. Without changes nothing changes, not even the version. The change of
+ * an `@Audited()` entity is recorded in the audit trail, in the same transaction.
  */
 export async function updateIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
@@ -69,13 +90,16 @@ export async function updateIfMatch<E extends ObjectLiteral>(
     .where(where)
     .returning('*')
     .execute();
-  return entityOf(manager, target, (updated.raw as ObjectLiteral[])[0]);
+  const after = entityOf(manager, target, (updated.raw as ObjectLiteral[])[0]);
+  await recordAudit(manager, [{ action: 'update', target, before: row, after }]);
+  return after;
 }
 
 /**
- * Deletes the row if it is at one of the versions `If-Match` names, the check in the `DELETE`'s own
- * `WHERE`, which PostgreSQL evaluates again on a row it waited for; answers the row deleted, `null`
- * when there is none, `PreconditionFailedError` at another version.
+ * Deletes the row if it is at one of the versions `If-Match` names, as `updateIfMatch` changes it:
+ * read first `FOR UPDATE` in the caller's transaction, then deleted, and recorded in the audit trail
+ * if its entity is `@Audited()`. Answers the row as it was, `null` when there is none,
+ * `PreconditionFailedError` at another version.
  */
 export async function deleteIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
@@ -83,29 +107,87 @@ export async function deleteIfMatch<E extends ObjectLiteral>(
   where: FindOptionsWhere<E>,
   ifMatch?: IfMatch,
 ): Promise<E | null> {
-  if (ifMatch?.versions.length === 0) {
-    return absentOrStale(manager, target, where);
+  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
+  if (!row) {
+    return null;
   }
-  const query = manager.createQueryBuilder().delete().from(target).where(where);
-  if (ifMatch) {
-    const version = versionColumn(manager, target).databaseName;
-    query.andWhere(`"${version}" IN (:...ifMatchVersions)`, { ifMatchVersions: ifMatch.versions });
+  const refusal = checkIfMatch(manager, target, row, ifMatch, false);
+  if (refusal) {
+    throw refusal;
   }
-  const deleted = await query.returning('*').execute();
-  const [row] = deleted.raw as ObjectLiteral[];
-  return row ? entityOf(manager, target, row) : absentOrStale(manager, target, where);
+  await manager.createQueryBuilder().delete().from(target).where(where).execute();
+  await recordAudit(manager, [{ action: 'delete', target, before: row }]);
+  return row;
 }
 
-/** Nothing was changed: `null` when there is no row, else its version did not match. */
-async function absentOrStale<E extends ObjectLiteral>(
+/**
+ * Soft-deletes the row (TypeORM's `@DeleteDateColumn()`) as `deleteIfMatch` deletes it: locked, checked,
+ * then hidden from every read but `withDeleted`, its version counted up, and recorded in the audit
+ * trail as a delete. Answers the row as it is now, `null` when there is none (or it is deleted already).
+ */
+export async function softDeleteIfMatch<E extends ObjectLiteral>(
   manager: EntityManager,
   target: EntityTarget<E>,
   where: FindOptionsWhere<E>,
-): Promise<null> {
-  if (await manager.existsBy(target, where)) {
-    throw new PreconditionFailedError();
+  ifMatch?: IfMatch,
+): Promise<E | null> {
+  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
+  if (!row) {
+    return null;
   }
-  return null;
+  const refusal = checkIfMatch(manager, target, row, ifMatch);
+  if (refusal) {
+    throw refusal;
+  }
+  const deleted = await manager
+    .createQueryBuilder()
+    .softDelete()
+    .from(target)
+    .where(where)
+    .returning('*')
+    .execute();
+  await recordAudit(manager, [{ action: 'delete', target, before: row }]);
+  return entityOf(manager, target, (deleted.raw as ObjectLiteral[])[0]);
+}
+
+/**
+ * Brings a soft-deleted row back, checked against `If-Match` as a change is; answers it as it is now,
+ * recorded in the audit trail as a restore; `null` when no deleted row matches.
+ */
+export async function restoreIfMatch<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  where: FindOptionsWhere<E>,
+  ifMatch?: IfMatch,
+): Promise<E | null> {
+  const deleteDate = manager.connection.getMetadata(target).deleteDateColumn;
+  if (!deleteDate) {
+    throw new Error(
+      `${manager.connection.getMetadata(target).name} has no @DeleteDateColumn() to restore by`,
+    );
+  }
+  const row = await manager.findOne(target, {
+    where: { ...where, [deleteDate.propertyName]: Not(IsNull()) },
+    withDeleted: true,
+    lock: { mode: 'pessimistic_write' },
+  });
+  if (!row) {
+    return null;
+  }
+  const refusal = checkIfMatch(manager, target, row, ifMatch);
+  if (refusal) {
+    throw refusal;
+  }
+  const restored = await manager
+    .createQueryBuilder()
+    .restore()
+    .from(target)
+    .where(where)
+    .returning('*')
+    .execute();
+  const after = entityOf(manager, target, (restored.raw as ObjectLiteral[])[0]);
+  await recordAudit(manager, [{ action: 'restore', target, after }]);
+  return after;
 }
 
 /** A row as `RETURNING *` gives it (by column name), as the entity it stores. */

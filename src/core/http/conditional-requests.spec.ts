@@ -2,7 +2,14 @@ import { BadRequestException } from '@nestjs/common';
 import type { Request, Response } from 'express';
 
 import { PreconditionRequiredError } from '../errors/domain-error.js';
-import { parseCondition, readIfMatch, REQUIRE_IF_MATCH_SETTING, setETag } from './conditional-requests.js';
+import {
+  parseCondition,
+  parseHttpDate,
+  readIfMatch,
+  readIfNoneMatch,
+  REQUIRE_IF_MATCH_SETTING,
+  setValidators,
+} from './conditional-requests.js';
 
 function requestOf(method: string, headers: Record<string, string>, requireIfMatch = false): Request {
   const settings = new Map<string, unknown>([[REQUIRE_IF_MATCH_SETTING, requireIfMatch]]);
@@ -72,13 +79,75 @@ describe('conditional requests', () => {
       ['"4"', false],
     ] as const) {
       const { response, headers } = responseRecorder();
-      const answer = setETag(response, 3, parseCondition('If-None-Match', value));
+      const answer = setValidators(
+        response,
+        { version: 3 },
+        { tags: parseCondition('If-None-Match', value) },
+      );
       expect(answer?.status).toBe(expected ? 304 : undefined);
       expect(headers.get('ETag')).toBe('"3"');
     }
     const { response, headers } = responseRecorder();
-    expect(setETag(response, 3, undefined)).toBeUndefined();
+    expect(setValidators(response, { version: 3 }, undefined)).toBeUndefined();
     expect(headers.get('ETag')).toBe('"3"');
+    expect(headers.has('Last-Modified')).toBe(false);
+  });
+
+  it('sends Last-Modified to the second, and answers 304 when nothing changed since If-Modified-Since', () => {
+    const updatedAt = new Date('2026-11-28T10:20:30.750Z');
+    for (const [since, expected] of [
+      ['Sat, 28 Nov 2026 10:20:30 GMT', true],
+      ['Sat, 28 Nov 2026 10:20:31 GMT', true],
+      ['Sat, 28 Nov 2026 10:20:29 GMT', false],
+    ] as const) {
+      const { response, headers } = responseRecorder();
+      const answer = setValidators(
+        response,
+        { version: 3, updatedAt },
+        readIfNoneMatch(requestOf('GET', { 'if-modified-since': since })),
+      );
+      expect({ since, status: answer?.status }).toStrictEqual({ since, status: expected ? 304 : undefined });
+      expect(headers.get('Last-Modified')).toBe('Sat, 28 Nov 2026 10:20:30 GMT');
+    }
+  });
+
+  it('lets If-None-Match decide alone when both are sent, and ignores an If-Modified-Since that is no date', () => {
+    const updatedAt = new Date('2026-11-28T10:20:30Z');
+    const conditions = readIfNoneMatch(
+      requestOf('GET', { 'if-none-match': '"4"', 'if-modified-since': 'Sat, 28 Nov 2026 10:20:30 GMT' }),
+    );
+    expect(setValidators(responseRecorder().response, { version: 3, updatedAt }, conditions)).toBeUndefined();
+    expect(readIfNoneMatch(requestOf('GET', { 'if-modified-since': 'yesterday' }))).toBeUndefined();
+  });
+
+  it('reads If-Unmodified-Since only without If-Match, which wins', () => {
+    const since = 'Sat, 28 Nov 2026 10:20:30 GMT';
+    expect(readIfMatch(requestOf('PATCH', { 'if-unmodified-since': since }))).toStrictEqual({
+      unmodifiedSince: new Date('2026-11-28T10:20:30Z'),
+    });
+    expect(
+      readIfMatch(requestOf('PATCH', { 'if-match': '"2"', 'if-unmodified-since': since })),
+    ).toStrictEqual({
+      versions: [2],
+    });
+    expect(readIfMatch(requestOf('PATCH', { 'if-unmodified-since': 'not a date' }))).toBeUndefined();
+  });
+
+  it.each([
+    ['Sun, 06 Nov 1994 08:49:37 GMT', '1994-11-06T08:49:37.000Z'],
+    ['Sunday, 06-Nov-94 08:49:37 GMT', '1994-11-06T08:49:37.000Z'],
+    ['Sun Nov  6 08:49:37 1994', '1994-11-06T08:49:37.000Z'],
+  ])('reads the HTTP-date %j in each of its three forms', (value, iso) => {
+    expect(parseHttpDate(value)?.toISOString()).toBe(iso);
+  });
+
+  it.each([
+    ['2026-11-28T10:20:30Z'],
+    ['Sat, 31 Feb 2026 10:20:30 GMT'],
+    ['Sat, 28 Nov 2026 10:20:30 UTC'],
+    [''],
+  ])('reads %j as no date', (value) => {
+    expect(parseHttpDate(value)).toBeUndefined();
   });
 
   it('asks for If-Match only when required', () => {

@@ -25,7 +25,7 @@ import { errorResponseObject, GUARDED_ERROR_STATUSES } from '../errors/api-error
 import { ErrorDto } from '../errors/error.dto.js';
 import { declaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
-import { ETAG_HEADER, ETAG_RESPONSE_KEY } from './conditional.decorator.js';
+import { ETAG_HEADER, ETAG_RESPONSE_KEY, LAST_MODIFIED_HEADER } from './conditional.decorator.js';
 import { boundIntegers } from './integer-bounds.js';
 import { openApiYaml } from './openapi-yaml.js';
 import { documentPlatformHeaders, type OperationAccess } from './response-headers.js';
@@ -310,7 +310,7 @@ function inventory(app: INestApplication): {
   };
 }
 
-/** Swagger keeps one declaration per status and the 200 is the controller's: `ETag` is added to it here. */
+/** Swagger keeps one declaration per status and the 200 is the controller's: `ETag` and `Last-Modified` are added to it here. */
 function documentEntityTags(
   document: OpenAPIObject,
   tagged: ReadonlyArray<{ method: string; path: string }>,
@@ -321,7 +321,7 @@ function documentEntityTags(
     const ok = pathItem?.[route.method.toLowerCase()]?.responses?.[HttpStatus.OK] as
       { headers?: Record<string, unknown> } | undefined;
     if (ok && !('$ref' in ok)) {
-      ok.headers = { ETag: ETAG_HEADER, ...ok.headers };
+      ok.headers = { ETag: ETAG_HEADER, 'Last-Modified': LAST_MODIFIED_HEADER, ...ok.headers };
     }
   }
 }
