@@ -1,5 +1,8 @@
 import { context, type Context, type Link, trace, TraceFlags } from '@opentelemetry/api';
 
+import { withinDeadline } from '../core/database/deadline.js';
+import { ServiceUnavailableError } from '../core/errors/domain-error.js';
+
 export interface BatchLoaderOptions {
   /** Batches in flight at once: what arrives while all are out leaves together in the next one. */
   readonly inFlight: number;
@@ -8,6 +11,11 @@ export interface BatchLoaderOptions {
   readonly unavailable: (error: unknown) => boolean;
   /** The span each batch runs under, linked to the span of every request it serves. */
   readonly span: string;
+  /**
+   * How long a batch may take before its keys, and those waiting, fail as if the database were
+   * unavailable (`withinDeadline`): the batch itself ends in the background.
+   */
+  readonly deadlineMs: number;
 }
 
 /** Answers a batch's keys in order, with an `Error` for a key that failed alone; each key's caller's context beside it. */
@@ -78,9 +86,12 @@ export class BatchLoader<K, V> {
       parent,
       async (span) => {
         try {
-          const outcomes = await this.batch(
-            batch.map(({ key }) => key),
-            batch.map(({ context: caller }) => caller),
+          const outcomes = await withinDeadline(
+            this.batch(
+              batch.map(({ key }) => key),
+              batch.map(({ context: caller }) => caller),
+            ),
+            this.options.deadlineMs,
           );
           batch.forEach(({ resolve, reject }, index) => {
             const outcome = outcomes[index];
@@ -91,7 +102,8 @@ export class BatchLoader<K, V> {
             }
           });
         } catch (error) {
-          const failed = this.options.unavailable(error) ? [...batch, ...this.queue.splice(0)] : batch;
+          const unavailable = error instanceof ServiceUnavailableError || this.options.unavailable(error);
+          const failed = unavailable ? [...batch, ...this.queue.splice(0)] : batch;
           for (const { reject } of failed) {
             reject(error);
           }

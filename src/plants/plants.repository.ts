@@ -1,10 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Context } from '@opentelemetry/api';
 import { type EntityManager, In, Repository } from 'typeorm';
 
 import { type AuditCaller, auditCaller, recordAudit } from '../core/audit/audit-trail.js';
+import { databaseConfig, type DatabaseConfig } from '../core/config/database.config.js';
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
+import { withinDeadline } from '../core/database/deadline.js';
 import { checkIfMatch, deleteIfMatch, type IfMatch } from '../core/database/if-match.js';
 import { keysetPage } from '../core/database/keyset-page.js';
 import { ReadReplicas } from '../core/database/read-replicas.js';
@@ -42,6 +44,8 @@ export interface PlantPage {
 /** Fewer batches in flight make larger ones; one that finds the database unavailable fails those waiting. */
 const READS = { inFlight: 4, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
 const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
+/** Beyond a statement's own limit, a batch's several statements get this long before the client hears 503. */
+const DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS = 500;
 
 /**
  * The plants' reads and writes, on TypeORM's repository and query builder. Reads by id, creates and
@@ -53,27 +57,37 @@ const WRITES = { inFlight: 2, maxBatchSize: 256, unavailable: isDatabaseUnavaila
  */
 @Injectable()
 export class PlantsRepository {
-  private readonly byId = new BatchLoader<string, Plant | null>((ids) => this.findByIds(ids), {
-    ...READS,
-    span: 'plants batch read',
-  });
-  private readonly creates = new BatchLoader<PendingCreate, CreateOutcome>(
-    (creates, callers) =>
-      this.oneAtATimeIfRefused(creates, callers, (manager, part, contexts) =>
-        this.insert(manager, part, contexts),
-      ),
-    { ...WRITES, span: 'plants batch insert' },
-  );
-  private readonly updates = new BatchLoader<PendingUpdate, Plant | null>(
-    (updates, callers) => this.updateAll(updates, callers),
-    { ...WRITES, span: 'plants batch update' },
-  );
+  private readonly byId: BatchLoader<string, Plant | null>;
+  private readonly creates: BatchLoader<PendingCreate, CreateOutcome>;
+  private readonly updates: BatchLoader<PendingUpdate, Plant | null>;
+  private readonly deadlineMs: number;
 
   constructor(
     @InjectRepository(Plant) private readonly plants: Repository<Plant>,
     private readonly replicas: ReadReplicas,
     private readonly outbox: WebhookOutbox,
-  ) {}
+    @Inject(databaseConfig.KEY) config: DatabaseConfig,
+  ) {
+    this.deadlineMs = config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS;
+    const deadlineMs = this.deadlineMs;
+    this.byId = new BatchLoader((ids) => this.findByIds(ids), {
+      ...READS,
+      deadlineMs,
+      span: 'plants batch read',
+    });
+    this.creates = new BatchLoader(
+      (creates, callers) =>
+        this.oneAtATimeIfRefused(creates, callers, (manager, part, contexts) =>
+          this.insert(manager, part, contexts),
+        ),
+      { ...WRITES, deadlineMs, span: 'plants batch insert' },
+    );
+    this.updates = new BatchLoader((updates, callers) => this.updateAll(updates, callers), {
+      ...WRITES,
+      deadlineMs,
+      span: 'plants batch update',
+    });
+  }
 
   findById(id: string): Promise<Plant | null> {
     return this.byId.load(id);
@@ -106,13 +120,16 @@ export class PlantsRepository {
 
   /** Deletes the plant if it is at one of the versions `If-Match` names, recording `plant.deleted` and its audit event. */
   remove(id: string, ifMatch?: IfMatch): Promise<boolean> {
-    return this.plants.manager.transaction(async (manager) => {
-      const plant = await deleteIfMatch(manager, Plant, { id }, ifMatch);
-      if (plant) {
-        await this.outbox.enqueue(manager, 'plant.deleted', { id: plantView(plant).id });
-      }
-      return plant !== null;
-    });
+    return withinDeadline(
+      this.plants.manager.transaction(async (manager) => {
+        const plant = await deleteIfMatch(manager, Plant, { id }, ifMatch);
+        if (plant) {
+          await this.outbox.enqueue(manager, 'plant.deleted', { id: plantView(plant).id });
+        }
+        return plant !== null;
+      }),
+      this.deadlineMs,
+    );
   }
 
   private async findByIds(ids: readonly string[]): Promise<Array<Plant | null>> {

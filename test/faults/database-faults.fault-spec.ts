@@ -122,6 +122,49 @@ describe('database faults, against the compiled service', () => {
     expect(recoveryMs).toBeLessThan(5_000);
   }, 60_000);
 
+  it('keeps exactly one create event for every plant acknowledged at c32 while PostgreSQL crashes, and none for another', async () => {
+    let restartedAt = 0;
+    const scenario = (async () => {
+      await sleep(2_000);
+      await postgres.stop('immediate');
+      await sleep(2_000);
+      postgres = await startPostgres(join(workDir, 'pg'), port);
+      restartedAt = Date.now();
+      await sleep(4_000);
+    })();
+    const results = await runCreateLoad({
+      url: service.url,
+      workers: 32,
+      until: scenario,
+      firstId: 2_000_000,
+    });
+    await scenario;
+
+    const acknowledged = results.filter((result) => result.status === 200).map((result) => String(result.id));
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    const { rows: stored } = await client.query<{ id: string }>(
+      'SELECT id::text FROM plants WHERE id >= 2000000 ORDER BY id',
+    );
+    const { rows: events } = await client.query<{ id: string; creates: number }>(
+      `SELECT resource_id AS id, count(*)::int AS creates FROM audit_events
+       WHERE resource = 'plants' AND action = 'create' AND resource_id::bigint >= 2000000
+       GROUP BY resource_id ORDER BY resource_id::bigint`,
+    );
+    await client.end();
+    process.stdout.write(
+      `\n  Audit crash test: ${results.length} creates sent at c32, ${acknowledged.length} acknowledged, ` +
+        `${stored.length} stored, ${events.length} with a create event; the database back ${restartedAt > 0}\n`,
+    );
+
+    expect(acknowledged.length).toBeGreaterThan(0);
+    expect(results.some((result) => result.status === 503)).toBe(true);
+    // Every acknowledged plant is stored with exactly one create event, and every event has its plant.
+    const storedIds = stored.map((row) => row.id);
+    expect(storedIds).toEqual(expect.arrayContaining(acknowledged));
+    expect(events).toStrictEqual(storedIds.map((id) => ({ id, creates: 1 })));
+  }, 60_000);
+
   it('logs the 503 of a create that meets a stopped database as a warning carrying its request id', async () => {
     await postgres.stop('fast');
     try {
