@@ -328,7 +328,7 @@ export class PlantsRepository {
               ([done]) => done,
               (failure: Error) => failure,
             );
-          if (isDatabaseUnavailableError(outcome)) {
+          if (outcome instanceof Error && isDatabaseUnavailableError(outcome)) {
             throw outcome;
           }
           outcomes.push(outcome);
