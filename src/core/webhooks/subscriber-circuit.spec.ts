@@ -1,5 +1,8 @@
 import { SubscriberCircuit } from './subscriber-circuit.js';
 
+/** An attempt begun now that fails. */
+const fail = (circuit: SubscriberCircuit) => circuit.failed(circuit.begin());
+
 describe('a subscriber circuit', () => {
   let now: number;
   // Pauses at their longest (random() near 1), so that the times below are exact.
@@ -25,11 +28,11 @@ describe('a subscriber circuit', () => {
 
   it('opens after the failures in a row, and lets nothing through for the pause', () => {
     const subscriber = circuit();
-    expect(subscriber.failed()).toBe(false);
-    expect(subscriber.failed()).toBe(false);
+    expect(fail(subscriber)).toBe(false);
+    expect(fail(subscriber)).toBe(false);
     expect(subscriber.state).toBe('closed');
 
-    expect(subscriber.failed()).toBe(true);
+    expect(fail(subscriber)).toBe(true);
 
     expect(subscriber.state).toBe('open');
     expect(subscriber.room(0, 8)).toBe(0);
@@ -40,18 +43,18 @@ describe('a subscriber circuit', () => {
 
   it('counts failures in a row only: a success between them starts the count again', () => {
     const subscriber = circuit();
-    subscriber.failed();
-    subscriber.failed();
+    fail(subscriber);
+    fail(subscriber);
     subscriber.succeeded();
-    subscriber.failed();
-    subscriber.failed();
+    fail(subscriber);
+    fail(subscriber);
 
     expect(subscriber.state).toBe('closed');
   });
 
   it('after the pause, lets one trial through at a time; its success closes the circuit', () => {
     const subscriber = circuit();
-    for (let failure = 0; failure < 3; failure++) subscriber.failed();
+    for (let failure = 0; failure < 3; failure++) fail(subscriber);
     now = 1_000;
 
     expect(subscriber.state).toBe('half-open');
@@ -66,11 +69,11 @@ describe('a subscriber circuit', () => {
 
   it('opens again for twice the pause when the trial fails, up to the longest pause', () => {
     const subscriber = circuit();
-    for (let failure = 0; failure < 3; failure++) subscriber.failed();
+    for (let failure = 0; failure < 3; failure++) fail(subscriber);
     const reopenings: number[] = [];
     for (let trial = 0; trial < 4; trial++) {
       now = subscriber.reopensAt!;
-      expect(subscriber.failed()).toBe(false);
+      expect(fail(subscriber)).toBe(false);
       reopenings.push(subscriber.reopensAt! - now);
     }
 
@@ -79,11 +82,26 @@ describe('a subscriber circuit', () => {
 
   it('takes no account of failures of attempts begun before it opened', () => {
     const subscriber = circuit();
-    for (let failure = 0; failure < 3; failure++) subscriber.failed();
+    for (let failure = 0; failure < 3; failure++) fail(subscriber);
     now = 500;
-    subscriber.failed();
+    fail(subscriber);
 
     expect(subscriber.reopensAt).toBe(1_000);
+  });
+
+  it('while half-open, counts its own trial only: an attempt begun before it opened, failing late, changes nothing', () => {
+    const subscriber = circuit();
+    const begunWhileClosed = subscriber.begin();
+    for (let failure = 0; failure < 3; failure++) fail(subscriber);
+    now = 1_500;
+
+    expect(subscriber.failed(begunWhileClosed)).toBe(false);
+
+    expect(subscriber.state).toBe('half-open');
+    expect(subscriber.room(0, 8)).toBe(1);
+    // The trial's failure opens it for the second pause, not the third.
+    expect(fail(subscriber)).toBe(false);
+    expect(subscriber.reopensAt).toBe(1_500 + 2_000);
   });
 
   it('waits between half and all of each pause, at random', () => {
@@ -92,7 +110,7 @@ describe('a subscriber circuit', () => {
       () => 0,
       () => 0,
     );
-    shortest.failed();
+    fail(shortest);
 
     expect(shortest.reopensAt).toBe(500);
   });

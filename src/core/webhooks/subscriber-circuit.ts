@@ -1,5 +1,11 @@
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/** What `begin` hands an attempt, and the attempt hands back when it fails. */
+export interface CircuitAttempt {
+  /** Begun by a half-open circuit: the one attempt whose failure opens it again. */
+  readonly trial: boolean;
+}
+
 export interface CircuitSettings {
   readonly failures: number;
   /** The first pause; each failed trial doubles it, up to `maxPauseMs`. */
@@ -40,6 +46,11 @@ export class SubscriberCircuit {
     }
   }
 
+  /** Called as an attempt begins, after `room` made room for it. */
+  begin(): CircuitAttempt {
+    return { trial: this.state === 'half-open' };
+  }
+
   get reopensAt(): number | undefined {
     return this.state === 'open' ? this.openUntil : undefined;
   }
@@ -54,7 +65,7 @@ export class SubscriberCircuit {
   }
 
   /** Answers whether that opened a closed circuit. */
-  failed(): boolean {
+  failed(attempt: CircuitAttempt): boolean {
     switch (this.state) {
       case 'closed':
         this.failuresInRow += 1;
@@ -67,7 +78,10 @@ export class SubscriberCircuit {
         // An attempt begun before the circuit opened: it tells nothing new.
         return false;
       case 'half-open':
-        this.open();
+        // Only the trial tells whether the pause was long enough; an older attempt failing late does not.
+        if (attempt.trial) {
+          this.open();
+        }
         return false;
     }
   }

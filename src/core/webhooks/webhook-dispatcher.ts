@@ -12,7 +12,7 @@ import { DataSource } from 'typeorm';
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
-import { jitteredBackoffMs, SubscriberCircuit } from './subscriber-circuit.js';
+import { type CircuitAttempt, jitteredBackoffMs, SubscriberCircuit } from './subscriber-circuit.js';
 import { WebhookDeliveryMetrics } from './webhook-delivery-metrics.js';
 import { type Attempt, type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
 import { describeError } from './webhook-subscribers.js';
@@ -181,7 +181,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   private start(lane: Lane, delivery: ClaimedDelivery): void {
     lane.inFlight += 1;
-    const attempt = this.attempt(lane, delivery).finally(() => {
+    const attempt = this.attempt(lane, delivery, lane.circuit.begin()).finally(() => {
       lane.inFlight -= 1;
       this.attempts.delete(attempt);
       this.fill();
@@ -189,14 +189,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     this.attempts.add(attempt);
   }
 
-  private async attempt(lane: Lane, delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(lane: Lane, delivery: ClaimedDelivery, begun: CircuitAttempt): Promise<void> {
     const failure = await sendWebhook(delivery, lane.attempt);
     const label = lane.attempt.label;
     if (failure === undefined) {
       if (lane.circuit.succeeded()) {
         this.logger.log(`Webhook subscriber ${label} takes events again: its backlog is delivered`);
       }
-    } else if (lane.circuit.failed()) {
+    } else if (lane.circuit.failed(begun)) {
       this.logger.warn(
         `Webhook subscriber ${label} failed ${this.config.circuitFailures} attempts in a row (the last: ${failure}): ` +
           'its events wait, and one is tried after each pause',
