@@ -25,6 +25,7 @@ const TAG_RULE = 'tag must be a string of 1 to 255 characters';
 const CHALLENGE = 'Bearer realm="plant-store"';
 const INVALID_TOKEN = 'Bearer realm="plant-store", error="invalid_token"';
 const LIMIT = 16 * 1024;
+const MALFORMED = 'Content-Type header is malformed';
 
 /** A POST /plants with a JSON body given as text, so that every byte is as written. */
 function post(body: string | Buffer, headers: Record<string, string> = JSON_HEADERS): RawRequest {
@@ -330,7 +331,17 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     'Content-Encoding',
   ),
   refuses('a malformed Content-Type', labelled('application/json/plants'), 415),
-  acceptsRequest('a Content-Type parameter without a value (ignored)', labelled('application/json; charset')),
+  refuses('a Content-Type parameter without a value', labelled('application/json; charset'), 415, MALFORMED),
+  refuses('a Content-Type parameter that is only a name', labelled('application/json; foo'), 415, MALFORMED),
+  refuses('empty Content-Type parameters', labelled('application/json;;;'), 415, MALFORMED),
+  refuses(
+    'an unterminated quote in Content-Type',
+    labelled('application/json; charset="utf-8'),
+    415,
+    MALFORMED,
+  ),
+  refuses('charset given twice', labelled('application/json; charset=utf-8; charset=latin1'), 415, MALFORMED),
+  acceptsRequest('a quoted charset', labelled('application/json; charset="utf-8"')),
 
   // Authorization
   refuses(
@@ -444,6 +455,12 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     patch('name=Moss', { 'Content-Type': 'application/x-www-form-urlencoded' }),
     415,
     'Content-Type must be application/merge-patch+json or application/json',
+  ),
+  refuses(
+    'PATCH with a merge patch whose Content-Type has a parameter without a value',
+    patch('{"name": "Moss"}', { 'Content-Type': 'application/merge-patch+json; charset' }),
+    415,
+    MALFORMED,
   ),
   refuses(
     'PATCH with a malformed If-Match',

@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 
 import { BadRequestException, HttpStatus, UnsupportedMediaTypeException } from '@nestjs/common';
-import contentType from 'content-type';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import getRawBody from 'raw-body';
 import typeIs from 'type-is';
@@ -9,6 +8,7 @@ import typeIs from 'type-is';
 import { HttpExceptionWithHeaders } from '../errors/error-status.js';
 import type { AllowedMethods } from './allowed-methods.js';
 import { JsonKeyError, JsonSyntaxError, parseJson } from './json.js';
+import { parseMediaType } from './media-type.js';
 
 export const JSON_BODY_LIMIT_BYTES = 16 * 1024;
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -112,12 +112,11 @@ function refuse(
 }
 
 function refuseUnreadableCharset(request: Request): Error | undefined {
-  let charset: string | undefined;
-  try {
-    charset = contentType.parse(request.headers['content-type'] ?? '').parameters.charset?.toLowerCase();
-  } catch {
+  const mediaType = parseMediaType(request.headers['content-type'] ?? '');
+  if (!mediaType) {
     return new UnsupportedMediaTypeException('Content-Type header is malformed');
   }
+  const charset = mediaType.parameters.get('charset')?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     return new UnsupportedMediaTypeException('JSON request bodies must be encoded as UTF-8');
   }
