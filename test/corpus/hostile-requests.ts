@@ -12,6 +12,8 @@ export interface CorpusCase {
   readonly status: number;
   /** A fragment the Error message must contain (refusals). */
   readonly message?: string;
+  /** A fragment of the request the Error message must not echo. */
+  readonly unechoed?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** The row an accepted request stores: id as exact digits, tag null when absent. */
   readonly stored?: { readonly id: string; readonly name: string; readonly tag: string | null };
@@ -225,10 +227,34 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     400,
     'A JSON request body is required',
   ),
-  refuses('only white space', post('   '), 400, 'not valid JSON'),
-  refuses('trailing garbage', post(`${plant('1')} x`), 400, 'not valid JSON'),
+  refuses(
+    'only white space',
+    post('   '),
+    400,
+    'not valid JSON: unexpected end of the body at line 1, column 4',
+  ),
+  refuses(
+    'trailing garbage',
+    post(`${plant('1')} x`),
+    400,
+    'not valid JSON: unexpected character after the JSON value at line 1, column 27',
+  ),
   refuses('two objects', post(`${plant('1')}${plant('2')}`), 400, 'not valid JSON'),
-  refuses('truncated', post('{"id": 1, "name": "Fern"'), 400, 'not valid JSON'),
+  refuses(
+    'truncated',
+    post('{"id": 1, "name": "Fern"'),
+    400,
+    'not valid JSON: unexpected end of the body at line 1, column 25',
+  ),
+  {
+    ...refuses(
+      'a syntax error, its place named and none of the body quoted',
+      post('{\n  "id": 1,\n  "name": "Fern",\n  "secret": hunter2\n}'),
+      400,
+      'not valid JSON: unexpected character at line 4, column 13',
+    ),
+    unechoed: 'hunter2',
+  },
   refuses('single quotes', post("{'id': 1, 'name': 'Fern'}"), 400, 'not valid JSON'),
   refuses('a comment', post('{"id": 1 /* one */, "name": "Fern"}'), 400, 'not valid JSON'),
   refuses('a trailing comma', post('{"id": 1, "name": "Fern",}'), 400, 'not valid JSON'),
@@ -451,16 +477,16 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     'JSON request bodies must be encoded as UTF-8',
   ),
   refuses(
-    'PATCH as a form',
-    patch('name=Moss', { 'Content-Type': 'application/x-www-form-urlencoded' }),
-    415,
-    'Content-Type must be application/merge-patch+json or application/json',
-  ),
-  refuses(
     'PATCH with a merge patch whose Content-Type has a parameter without a value',
     patch('{"name": "Moss"}', { 'Content-Type': 'application/merge-patch+json; charset' }),
     415,
     MALFORMED,
+  ),
+  refuses(
+    'PATCH as a form',
+    patch('name=Moss', { 'Content-Type': 'application/x-www-form-urlencoded' }),
+    415,
+    'Content-Type must be application/merge-patch+json or application/json',
   ),
   refuses(
     'PATCH with a malformed If-Match',

@@ -1,4 +1,7 @@
+import fc from 'fast-check';
+
 import {
+  describeSyntaxError,
   InexactNumber,
   JsonKeyError,
   JsonSyntaxError,
@@ -93,6 +96,68 @@ describe('parseJson', () => {
     expect(() => parseJson('{"id": 1')).toThrow(JsonSyntaxError);
     expect(() => parseJson('{"id": 1} x')).toThrow(JsonSyntaxError);
     expect(() => parseJson('')).toThrow(JsonSyntaxError);
+  });
+});
+
+describe('a syntax error', () => {
+  const messageOf = (text: string) => {
+    try {
+      parseJson(text);
+    } catch (error) {
+      expect(error).toBeInstanceOf(JsonSyntaxError);
+      return (error as Error).message;
+    }
+    throw new Error(`${text} parsed`);
+  };
+
+  it.each([
+    ['{"id": 1} x', 'unexpected character after the JSON value at line 1, column 11'],
+    ['{"id": 1, "name": "Fern"', 'unexpected end of the body at line 1, column 25'],
+    ['{\n  "id": 1,\n  "name": secret\n}', 'unexpected character at line 3, column 11'],
+    ["{'id': 1}", 'expected a property name at line 1, column 2'],
+    ['{"id": 1,}', 'expected a property name at line 1, column 10'],
+    ['{"id" 1}', "expected ':' after a property name at line 1, column 7"],
+    ['{"a": [1 2]}', "expected ',' or ']' at line 1, column 10"],
+    ['{"a": 1 "b": 2}', "expected ',' or '}' at line 1, column 9"],
+    ['{"id": 007}', "expected ',' or '}' at line 1, column 9"],
+    ['{"id": -x}', 'invalid number at line 1, column 8'],
+    ['{"a": "x\\q"}', 'invalid escape in a string at line 1, column 10'],
+    ['{"a": "\\u12G4"}', 'invalid escape in a string at line 1, column 9'],
+    ['{"a": "x\ty"}', 'control character in a string at line 1, column 9'],
+    ['{"🌿🌿": tru}', 'unexpected character at line 1, column 8'],
+    ['\ufeff{}', 'unexpected character at line 1, column 1'],
+    ['   ', 'unexpected end of the body at line 1, column 4'],
+  ])('in %j is named with its line and column', (text, description) => {
+    expect(messageOf(text)).toBe(description);
+  });
+
+  it('quotes nothing of the text, where JSON.parse quotes it', () => {
+    const text = '{"token": "s3cr3t-value", "name": s3cr3t}';
+    expect(() => JSON.parse(text) as unknown).toThrow(/s3cr3t/);
+
+    expect(messageOf(text)).not.toContain('s3cr3t');
+  });
+
+  it('is found wherever JSON.parse finds one, and nowhere else', () => {
+    const character = fc.constantFrom(...'{}[]":,.-+0159eEtrufalsn \\\n/ux'.split(''));
+    const jsonish = fc.string({ unit: character });
+    // A valid text with one character changed: faults where JSON.parse looks hardest.
+    const altered = fc.tuple(fc.json(), fc.nat(), character).map(([text, index, replacement]) => {
+      const at = index % (text.length + 1);
+      return `${text.slice(0, at)}${replacement}${text.slice(at + 1)}`;
+    });
+    fc.assert(
+      fc.property(fc.oneof(jsonish, fc.json(), altered), (text) => {
+        let valid = true;
+        try {
+          JSON.parse(text);
+        } catch {
+          valid = false;
+        }
+        expect(describeSyntaxError(text) === 'its syntax is broken').toBe(valid);
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });
 

@@ -47,8 +47,8 @@ export function parseJson(text: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    throw new JsonSyntaxError(error instanceof Error ? error.message : String(error));
+  } catch {
+    throw new JsonSyntaxError(describeSyntaxError(text));
   }
   const { depth, hasUnsafeInteger, hasPrototypeKey } = inspect(value);
   if (depth > MAX_JSON_DEPTH) {
@@ -62,6 +62,153 @@ export function parseJson(text: string): unknown {
   }
   // The same parser, so duplicate keys and `__proto__` are treated the same way on both paths.
   return JSON.parse(text, exactNumber);
+}
+
+/**
+ * What is wrong and where, found again by a scanner of JSON's grammar (RFC 8259): `JSON.parse`'s own
+ * message quotes the text around the fault, and nothing of a body goes back in an answer or a log.
+ */
+export function describeSyntaxError(text: string): string {
+  const fault = findSyntaxFault(text);
+  if (fault === undefined) {
+    return 'its syntax is broken';
+  }
+  const before = text.slice(0, fault.at);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  const line = before.split('\n').length;
+  // In characters, as an editor counts them: a surrogate pair is one.
+  const column = [...before.slice(lineStart)].length + 1;
+  return `${fault.problem} at line ${line}, column ${column}`;
+}
+
+interface SyntaxFault {
+  readonly at: number;
+  readonly problem: string;
+}
+
+const WHITE_SPACE: ReadonlySet<string | undefined> = new Set([' ', '\t', '\n', '\r']);
+const ESCAPED: ReadonlySet<string | undefined> = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const HEX_DIGITS = /^[0-9a-fA-F]{4}$/;
+
+/** Iterative, as `inspect` is: no text can exhaust the stack. */
+function findSyntaxFault(text: string): SyntaxFault | undefined {
+  let at = 0;
+  const open: Array<'}' | ']'> = [];
+  const skipWhiteSpace = () => {
+    while (WHITE_SPACE.has(text[at])) at++;
+  };
+  const fault = (problem: string, where = at): SyntaxFault => ({
+    at: Math.min(where, text.length),
+    problem: where < text.length ? problem : 'unexpected end of the body',
+  });
+  const string = (): SyntaxFault | undefined => {
+    for (at++; at < text.length; at++) {
+      const character = text[at];
+      if (character === '"') {
+        at++;
+        return undefined;
+      }
+      if (character === '\\') {
+        const escaped = text[at + 1];
+        if (escaped === 'u' && HEX_DIGITS.test(text.slice(at + 2, at + 6))) {
+          at += 5;
+        } else if (escaped !== 'u' && ESCAPED.has(escaped)) {
+          at += 1;
+        } else {
+          return fault('invalid escape in a string', at + 1);
+        }
+      } else if (character < ' ') {
+        return fault('control character in a string');
+      }
+    }
+    return fault('unterminated string');
+  };
+  const propertyName = (): SyntaxFault | undefined => {
+    skipWhiteSpace();
+    if (text[at] !== '"') {
+      return fault('expected a property name');
+    }
+    const broken = string();
+    if (broken) {
+      return broken;
+    }
+    skipWhiteSpace();
+    if (text[at] !== ':') {
+      return fault("expected ':' after a property name");
+    }
+    at++;
+    return undefined;
+  };
+  const scalar = (): SyntaxFault | undefined => {
+    const first = text[at];
+    if (first === '"') {
+      return string();
+    }
+    if (first === '-' || (first !== undefined && first >= '0' && first <= '9')) {
+      NUMBER.lastIndex = at;
+      if (!NUMBER.test(text)) {
+        return fault('invalid number');
+      }
+      at = NUMBER.lastIndex;
+      return undefined;
+    }
+    for (const literal of ['true', 'false', 'null']) {
+      if (text.startsWith(literal, at)) {
+        at += literal.length;
+        return undefined;
+      }
+    }
+    return fault('unexpected character');
+  };
+
+  for (;;) {
+    // A value is due at `at`.
+    skipWhiteSpace();
+    const first = text[at];
+    if (first === '{' || first === '[') {
+      const close = first === '{' ? '}' : ']';
+      at++;
+      skipWhiteSpace();
+      if (text[at] === close) {
+        at++;
+      } else {
+        open.push(close);
+        const broken = close === '}' ? propertyName() : undefined;
+        if (broken) {
+          return broken;
+        }
+        continue;
+      }
+    } else {
+      const broken = scalar();
+      if (broken) {
+        return broken;
+      }
+    }
+    // A value has ended: close what it ends, then a separator or the end of the text is due.
+    for (;;) {
+      skipWhiteSpace();
+      const close = open.at(-1);
+      if (close === undefined) {
+        return at < text.length ? fault('unexpected character after the JSON value') : undefined;
+      }
+      if (text[at] === close) {
+        at++;
+        open.pop();
+        continue;
+      }
+      if (text[at] !== ',') {
+        return fault(`expected ',' or '${close}'`);
+      }
+      at++;
+      const broken = close === '}' ? propertyName() : undefined;
+      if (broken) {
+        return broken;
+      }
+      break;
+    }
+  }
 }
 
 function exactNumber(_key: string, value: unknown, context?: ReviverContext): unknown {
