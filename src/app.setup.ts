@@ -1,6 +1,7 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { ModulesContainer, NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import express from 'express';
 import type { Logger } from 'pino';
 
 import { AppModule } from './app.module.js';
@@ -30,7 +31,11 @@ export async function createApp({
   imports = [],
 }: CreateAppOptions): Promise<NestExpressApplication> {
   const root = imports.length > 0 ? AppModule.with(...imports) : AppModule;
-  const app = await NestFactory.create<NestExpressApplication>(root, {
+  const server = express();
+  // `/PLANTS` is not `/plants`: what reads a path besides the router (the load shedder's exemptions,
+  // the docs' security policy, 404 or 405) agrees with it. Set before the adapter creates the router.
+  server.set('case sensitive routing', true);
+  const app = await NestFactory.create<NestExpressApplication>(root, new ExpressAdapter(server), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,

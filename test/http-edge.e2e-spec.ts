@@ -77,6 +77,35 @@ describe('the HTTP edge: security headers, request ids, CORS off by default', ()
     expect(onRoute.status).toBe(400);
   });
 
+  it('serves a path in its own letter case only: /PLANTS, /DOCS and /HEALTH/LIVE are not found', async () => {
+    for (const [method, path] of [
+      ['GET', '/PLANTS'],
+      ['POST', '/Plants'],
+      ['PUT', '/PLANTS'],
+      ['GET', '/plants/1/'.toUpperCase()],
+      ['GET', '/DOCS/'],
+      ['GET', '/OPENAPI.JSON'],
+      ['GET', '/HEALTH/LIVE'],
+      ['GET', '/Health/Ready'],
+    ] as const) {
+      const response = await rawRequest(testApp.url, {
+        method,
+        path,
+        headers: { ...AUTH, 'Content-Type': 'application/json' },
+        body: method === 'GET' ? undefined : '{"id": 1,',
+      });
+
+      expect({ path, status: response.status, json: response.json }).toStrictEqual({
+        path,
+        status: 404,
+        json: { error: 404, message: `Cannot ${method} ${path}` },
+      });
+      // The API's policy, not the Swagger UI's.
+      expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    }
+    await expect(request(testApp.server).get('/health/live')).resolves.toMatchObject({ status: 200 });
+  });
+
   it('answers no cross-origin request unless CORS_ORIGINS allows it', async () => {
     const preflight = await request(testApp.server)
       .options('/plants')

@@ -11,7 +11,8 @@ export class AllowedMethods {
 
   for(path: string): string[] {
     this.routes ??= declaredRoutes(this.modules).map(({ path: pattern, method }) => {
-      const matcher = match(pattern, { decode: false });
+      // Case-sensitive, as the router is (see createApp).
+      const matcher = match(pattern, { decode: false, sensitive: true });
       return { matches: (candidate: string) => matcher(candidate) !== false, method };
     });
     const allowed = new Set(this.routes.filter((route) => route.matches(path)).map((route) => route.method));
