@@ -432,6 +432,22 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     expect(await refused.json()).toStrictEqual({ error: 400, message: expect.stringContaining('notAField') });
   });
 
+  it('refuses a key naming an inherited member by name, in its body and its query string', async () => {
+    const { name } = resource;
+    const body = await call('POST', `/${name}`, { body: '{"name":"g1","toString":"x"}' });
+    expect(body.status).toBe(400);
+    expect(await body.json()).toStrictEqual({ error: 400, message: 'property toString is not allowed' });
+
+    for (const key of ['__proto__', 'constructor', 'valueOf']) {
+      const query = await call('GET', `/${name}?${key}=1`);
+      expect(query.status).toBe(400);
+      expect(await query.json()).toStrictEqual({
+        error: 400,
+        message: `query parameter ${key} is not allowed`,
+      });
+    }
+  });
+
   it("documents its own failures and the platform's on its operations", () => {
     const { name } = resource;
     const responses = document.paths[`/${name}`].post.responses as Document;

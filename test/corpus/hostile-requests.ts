@@ -201,6 +201,35 @@ export const HOSTILE_REQUESTS: readonly CorpusCase[] = [
     400,
     'property __proto__ is not allowed',
   ),
+  // keys naming a member every object inherits: refused by name, as an unknown property is
+  refuses('toString', post(plant('1', ', "toString": "x"')), 400, 'property toString is not allowed'),
+  refuses('valueOf', post(plant('1', ', "valueOf": 1')), 400, 'property valueOf is not allowed'),
+  refuses(
+    'hasOwnProperty',
+    post(plant('1', ', "hasOwnProperty": false')),
+    400,
+    'property hasOwnProperty is not allowed',
+  ),
+  refuses(
+    '__lookupGetter__',
+    post(plant('1', ', "__lookupGetter__": "id"')),
+    400,
+    'property __lookupGetter__ is not allowed',
+  ),
+  refuses(
+    'PATCH with isPrototypeOf in a merge patch',
+    patch('{"name": "Moss", "isPrototypeOf": {}}'),
+    400,
+    'property isPrototypeOf is not allowed',
+  ),
+  ...['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'].map((key) =>
+    refuses(
+      `GET /plants?${key}=1`,
+      { method: 'GET', path: `/plants?${key}=1`, headers: { Authorization: AUTH } },
+      400,
+      `query parameter ${key} is not allowed`,
+    ),
+  ),
   refuses(
     'every broken rule at once',
     post('{"id": "x", "name": "", "tag": null, "extra": 1}'),

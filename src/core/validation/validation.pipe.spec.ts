@@ -24,6 +24,32 @@ class PageQueryDto {
   readonly limit!: number;
 }
 
+/** As the Nest docs' first DTO: a property typed, and no rule for it. */
+class NoteDto {
+  @IsString()
+  readonly title!: string;
+
+  text?: string;
+
+  draft = false;
+}
+
+class LabelDto {
+  @IsString()
+  readonly name!: string;
+
+  get shouted(): string {
+    return this.name.toUpperCase();
+  }
+
+  describe(): string {
+    return `label ${this.name}`;
+  }
+}
+
+/** Every member an object inherits, from `toString` to `__proto__`, and `prototype`. */
+const INHERITED_NAMES = [...Object.getOwnPropertyNames(Object.prototype), 'prototype'];
+
 const pipe = new ApiValidationPipe();
 
 async function refusal(run: Promise<unknown>): Promise<string> {
@@ -69,6 +95,71 @@ describe('ApiValidationPipe', () => {
       'property a is not allowed; property b is not allowed; property c is not allowed; ' +
         'property d is not allowed; property e is not allowed; and 2 more',
     );
+  });
+
+  describe('a key naming a member every object inherits', () => {
+    it.each(INHERITED_NAMES)('%s is refused by name, in a body and in a query string', async (name) => {
+      await expect(
+        refusal(pipe.transform({ name: 'g', parts: [], [name]: 'x' }, { type: 'body', metatype: GadgetDto })),
+      ).resolves.toBe(`property ${name} is not allowed`);
+      await expect(
+        refusal(
+          pipe.transform(
+            { name: 'g', parts: [{ sku: 'a' }, { sku: 'b', [name]: 1 }] },
+            { type: 'body', metatype: GadgetDto },
+          ),
+        ),
+      ).resolves.toBe(`property parts[1].${name} is not allowed`);
+      // As a query string is parsed: an object without a prototype.
+      const query = Object.assign(Object.create(null) as object, { limit: 1 });
+      Object.defineProperty(query, name, {
+        value: '1',
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      await expect(refusal(pipe.transform(query, { type: 'query', metatype: PageQueryDto }))).resolves.toBe(
+        `query parameter ${name} is not allowed`,
+      );
+    });
+
+    it('is named with every other problem, in an object no DTO describes too', async () => {
+      await expect(
+        refusal(
+          pipe.transform(
+            { name: { toString: 'g' }, parts: [], colour: 1, valueOf: 2 },
+            { type: 'body', metatype: GadgetDto },
+          ),
+        ),
+      ).resolves.toBe(
+        'property colour is not allowed; name must be a string; property valueOf is not allowed; ' +
+          'property name.toString is not allowed',
+      );
+    });
+
+    it("as is one naming a DTO's own method or getter", async () => {
+      await expect(
+        refusal(
+          pipe.transform({ name: 'a', describe: 'x', shouted: 'Y' }, { type: 'body', metatype: LabelDto }),
+        ),
+      ).resolves.toBe('property describe is not allowed; property shouted is not allowed');
+    });
+  });
+
+  describe('a property declared without a rule', () => {
+    it('is not taken for sent when it was not: {} and a body without it pass', async () => {
+      const note = await pipe.transform({ title: 't' }, { type: 'body', metatype: NoteDto });
+
+      expect(note).toBeInstanceOf(NoteDto);
+      expect(note).toStrictEqual(Object.assign(new NoteDto(), { title: 't' }));
+      expect(Object.keys(note as object)).toStrictEqual(['title', 'text', 'draft']);
+    });
+
+    it('is refused when sent, as an undeclared property: it has no rule to keep it', async () => {
+      await expect(
+        refusal(pipe.transform({ title: 't', text: 'x', draft: true }, { type: 'body', metatype: NoteDto })),
+      ).resolves.toBe('property text is not allowed; property draft is not allowed');
+    });
   });
 
   it('needs a body where the route takes a DTO, and leaves a named parameter to its own pipe', async () => {
