@@ -3,7 +3,7 @@ import request from 'supertest';
 import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 import { undeliveredWebhookEnv } from './support/webhook-receiver.js';
-import { GardensModule } from './fixtures/gardens/gardens.module.js';
+import { FixtureGardensModule } from './fixtures/gardens/gardens.module.js';
 
 interface RecordedEvent {
   readonly type: string;
@@ -18,20 +18,20 @@ interface RecordedEvent {
  */
 describe('relations, transactions over two resources, sorted pages', () => {
   const testApp = useTestApp(async () => ({ ...(await undeliveredWebhookEnv()), LOG_LEVEL: 'error' }), {
-    imports: [GardensModule],
+    imports: [FixtureGardensModule],
   });
 
   const api = () => request(testApp.server);
   const garden = async (name: string) =>
-    (await api().post('/gardens').set(AUTH).send({ name }).expect(201)).body as { id: number };
+    (await api().post('/fixture-gardens').set(AUTH).send({ name }).expect(201)).body as { id: number };
   const shrub = async (name: string, gardenId?: number) =>
-    (await api().post('/shrubs').set(AUTH).send({ name, gardenId }).expect(201)).body as {
+    (await api().post('/fixture-shrubs').set(AUTH).send({ name, gardenId }).expect(201)).body as {
       id: number;
       gardenId?: number;
     };
   /** Moves `shrubIds` into the garden, with `If-Match: ifMatch` when given. */
   const adopt = (gardenId: number, shrubIds: number[], ifMatch?: string) => {
-    const call = api().post(`/gardens/${gardenId}/adopt`).set(AUTH);
+    const call = api().post(`/fixture-gardens/${gardenId}/adopt`).set(AUTH);
     return (ifMatch === undefined ? call : call.set('If-Match', ifMatch)).send({ shrubIds });
   };
   /** The events recorded in the outbox, in the order they were written. */
@@ -44,7 +44,7 @@ describe('relations, transactions over two resources, sorted pages', () => {
   const shrubRows = async () =>
     (
       await testApp.db.query<{ id: string; garden_id: string | null; version: number }>(
-        'SELECT id::text, garden_id::text, version FROM shrubs ORDER BY id',
+        'SELECT id::text, garden_id::text, version FROM fixture_shrubs ORDER BY id',
       )
     ).rows;
 
@@ -53,21 +53,25 @@ describe('relations, transactions over two resources, sorted pages', () => {
     const fern = await shrub('Fern', kew.id);
 
     expect(fern).toStrictEqual({ id: expect.any(Number) as number, name: 'Fern', gardenId: kew.id });
-    await expect(api().get(`/shrubs/${fern.id}`).set(AUTH)).resolves.toMatchObject({
+    await expect(api().get(`/fixture-shrubs/${fern.id}`).set(AUTH)).resolves.toMatchObject({
       status: 200,
       body: { id: fern.id, name: 'Fern', gardenId: kew.id },
     });
-    const moved = await api().patch(`/shrubs/${fern.id}`).set(AUTH).send({ gardenId: null }).expect(200);
+    const moved = await api()
+      .patch(`/fixture-shrubs/${fern.id}`)
+      .set(AUTH)
+      .send({ gardenId: null })
+      .expect(200);
     expect(moved.body).toStrictEqual({ id: fern.id, name: 'Fern' });
     expect(await events()).toStrictEqual([
-      { type: 'garden.created', payload: { id: kew.id, name: 'Kew' } },
-      { type: 'shrub.created', payload: { id: fern.id, name: 'Fern', gardenId: kew.id } },
-      { type: 'shrub.updated', payload: { id: fern.id, name: 'Fern' } },
+      { type: 'fixture_garden.created', payload: { id: kew.id, name: 'Kew' } },
+      { type: 'fixture_shrub.created', payload: { id: fern.id, name: 'Fern', gardenId: kew.id } },
+      { type: 'fixture_shrub.updated', payload: { id: fern.id, name: 'Fern' } },
     ]);
   });
 
   it('answers 422 in its own words when a shrub names a garden that does not exist, and stores nothing', async () => {
-    const created = await api().post('/shrubs').set(AUTH).send({ name: 'Fern', gardenId: 999 });
+    const created = await api().post('/fixture-shrubs').set(AUTH).send({ name: 'Fern', gardenId: 999 });
     expect(created.status).toBe(422);
     expect(created.body).toStrictEqual({
       error: 422,
@@ -75,32 +79,32 @@ describe('relations, transactions over two resources, sorted pages', () => {
     });
 
     const fern = await shrub('Fern');
-    const patched = await api().patch(`/shrubs/${fern.id}`).set(AUTH).send({ gardenId: 998 });
+    const patched = await api().patch(`/fixture-shrubs/${fern.id}`).set(AUTH).send({ gardenId: 998 });
     expect(patched.body).toStrictEqual({
       error: 422,
       message: 'No garden has the id 998, so no shrub can be planted in it',
     });
     expect(await shrubRows()).toStrictEqual([{ id: String(fern.id), garden_id: null, version: 1 }]);
-    expect((await events()).map(({ type }) => type)).toStrictEqual(['shrub.created']);
+    expect((await events()).map(({ type }) => type)).toStrictEqual(['fixture_shrub.created']);
   });
 
   it('answers 409 in its own words to deleting a garden that still has shrubs, and deletes it once empty', async () => {
     const kew = await garden('Kew');
     const fern = await shrub('Fern', kew.id);
 
-    const refused = await api().delete(`/gardens/${kew.id}`).set(AUTH);
+    const refused = await api().delete(`/fixture-gardens/${kew.id}`).set(AUTH);
     expect(refused.status).toBe(409);
     expect(refused.body).toStrictEqual({
       error: 409,
       message: `Garden ${kew.id} still has shrubs: move or delete them first`,
     });
-    await api().patch(`/shrubs/${fern.id}`).set(AUTH).send({ gardenId: null }).expect(200);
-    await api().delete(`/gardens/${kew.id}`).set(AUTH).expect(204);
+    await api().patch(`/fixture-shrubs/${fern.id}`).set(AUTH).send({ gardenId: null }).expect(200);
+    await api().delete(`/fixture-gardens/${kew.id}`).set(AUTH).expect(204);
     expect((await events()).map(({ type }) => type)).toStrictEqual([
-      'garden.created',
-      'shrub.created',
-      'shrub.updated',
-      'garden.deleted',
+      'fixture_garden.created',
+      'fixture_shrub.created',
+      'fixture_shrub.updated',
+      'fixture_garden.deleted',
     ]);
   });
 
@@ -122,12 +126,12 @@ describe('relations, transactions over two resources, sorted pages', () => {
       ],
     });
     expect((await events()).slice(before)).toStrictEqual([
-      { type: 'garden.updated', payload: adopted.body.garden as unknown },
-      { type: 'shrub.updated', payload: { id: fern.id, name: 'Fern', gardenId: kew.id } },
-      { type: 'shrub.updated', payload: { id: moss.id, name: 'Moss', gardenId: kew.id } },
+      { type: 'fixture_garden.updated', payload: adopted.body.garden as unknown },
+      { type: 'fixture_shrub.updated', payload: { id: fern.id, name: 'Fern', gardenId: kew.id } },
+      { type: 'fixture_shrub.updated', payload: { id: moss.id, name: 'Moss', gardenId: kew.id } },
     ]);
     const { rows } = await testApp.db.query<{ version: number }>(
-      'SELECT version FROM gardens WHERE id = $1',
+      'SELECT version FROM fixture_gardens WHERE id = $1',
       [kew.id],
     );
     expect(rows).toStrictEqual([{ version: 2 }]);
@@ -156,7 +160,7 @@ describe('relations, transactions over two resources, sorted pages', () => {
       ),
     );
     const added = (await events()).slice(eventsBefore.length).map(({ type }) => type);
-    expect(added).toStrictEqual(['garden.updated', 'shrub.updated']);
+    expect(added).toStrictEqual(['fixture_garden.updated', 'fixture_shrub.updated']);
   });
 
   it('pages by name through indexes that end with the id, ties in id order, the next page in the Link', async () => {
@@ -180,11 +184,11 @@ describe('relations, transactions over two resources, sorted pages', () => {
       return seen;
     };
 
-    expect(await walk('/shrubs?sort=name&limit=2')).toStrictEqual(expected);
-    expect(await walk(`/gardens/${kew.id}/shrubs?sort=name&limit=3`)).toStrictEqual(
+    expect(await walk('/fixture-shrubs?sort=name&limit=2')).toStrictEqual(expected);
+    expect(await walk(`/fixture-gardens/${kew.id}/shrubs?sort=name&limit=3`)).toStrictEqual(
       expected.filter((one) => one.gardenId === kew.id),
     );
-    const notACursor = await api().get('/shrubs?sort=name&after=bm90IGEgY3Vyc29y').set(AUTH);
+    const notACursor = await api().get('/fixture-shrubs?sort=name&after=bm90IGEgY3Vyc29y').set(AUTH);
     expect(notACursor.body).toStrictEqual({
       error: 400,
       message: 'The cursor is not one of this service’s next-page links',

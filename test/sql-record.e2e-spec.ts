@@ -5,7 +5,7 @@ import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 import { SqlRecorder, sqlRecord } from './support/sql-record.js';
 import { undeliveredWebhookEnv } from './support/webhook-receiver.js';
-import { GardensModule } from './fixtures/gardens/gardens.module.js';
+import { FixtureGardensModule } from './fixtures/gardens/gardens.module.js';
 
 type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
 
@@ -18,7 +18,7 @@ type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
  */
 describe('the SQL each request sends', () => {
   const testApp = useTestApp(async () => ({ ...(await undeliveredWebhookEnv()), LOG_LEVEL: 'error' }), {
-    imports: [GardensModule],
+    imports: [FixtureGardensModule],
   });
   let recorder: SqlRecorder;
 
@@ -78,38 +78,48 @@ describe('the SQL each request sends', () => {
     const after = Buffer.from('["Ash","0"]').toString('base64url');
     const sections = await record([
       [
-        'POST /gardens',
+        'POST /fixture-gardens',
         async (api) =>
           (ids.garden = (
-            (await api.post('/gardens').set(AUTH).send({ name: 'Kew' })).body as { id: number }
+            (await api.post('/fixture-gardens').set(AUTH).send({ name: 'Kew' })).body as { id: number }
           ).id),
       ],
       [
-        'POST /shrubs',
+        'POST /fixture-shrubs',
         async (api) =>
           (ids.shrub = (
-            (await api.post('/shrubs').set(AUTH).send({ name: 'Fern', gardenId: ids.garden })).body as {
+            (await api.post('/fixture-shrubs').set(AUTH).send({ name: 'Fern', gardenId: ids.garden }))
+              .body as {
               id: number;
             }
           ).id),
       ],
-      ['GET /shrubs/{id}', (api) => api.get(`/shrubs/${ids.shrub}`).set(AUTH)],
-      ['GET /shrubs?sort=name&limit=1', (api) => api.get('/shrubs?sort=name&limit=1').set(AUTH)],
+      ['GET /fixture-shrubs/{id}', (api) => api.get(`/fixture-shrubs/${ids.shrub}`).set(AUTH)],
       [
-        'GET /gardens/{id}/shrubs?sort=name&after=…',
-        (api) => api.get(`/gardens/${ids.garden}/shrubs?sort=name&after=${after}`).set(AUTH),
+        'GET /fixture-shrubs?sort=name&limit=1',
+        (api) => api.get('/fixture-shrubs?sort=name&limit=1').set(AUTH),
       ],
-      ['PATCH /shrubs/{id}', (api) => api.patch(`/shrubs/${ids.shrub}`).set(AUTH).send({ gardenId: null })],
       [
-        'POST /gardens/{id}/adopt with If-Match',
+        'GET /fixture-gardens/{id}/shrubs?sort=name&after=…',
+        (api) => api.get(`/fixture-gardens/${ids.garden}/shrubs?sort=name&after=${after}`).set(AUTH),
+      ],
+      [
+        'PATCH /fixture-shrubs/{id}',
+        (api) => api.patch(`/fixture-shrubs/${ids.shrub}`).set(AUTH).send({ gardenId: null }),
+      ],
+      [
+        'POST /fixture-gardens/{id}/adopt with If-Match',
         (api) =>
           api
-            .post(`/gardens/${ids.garden}/adopt`)
+            .post(`/fixture-gardens/${ids.garden}/adopt`)
             .set(AUTH)
             .set('If-Match', '"1"')
             .send({ shrubIds: [ids.shrub] }),
       ],
-      ['DELETE /gardens/{id}: it still has shrubs', (api) => api.delete(`/gardens/${ids.garden}`).set(AUTH)],
+      [
+        'DELETE /fixture-gardens/{id}: it still has shrubs',
+        (api) => api.delete(`/fixture-gardens/${ids.garden}`).set(AUTH),
+      ],
     ]);
 
     const { stored, recorded } = await sqlRecord(
