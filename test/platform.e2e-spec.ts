@@ -6,11 +6,15 @@ import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { JwtIssuer } from './support/jwt-issuer.js';
 import { verifyDelivery, WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
-import { OrdersModule } from './fixtures/orders/orders.module.js';
+import { FixtureOrdersModule } from './fixtures/orders/orders.module.js';
 
-/** A POST /orders of `text` as it is, labelled `contentType`. */
+/** A POST /fixture-orders of `text` as it is, labelled `contentType`. */
 function postText(testApp: TestApp, text: string, contentType = 'application/json') {
-  return request(testApp.server).post('/orders').set(AUTH).set('Content-Type', contentType).send(text);
+  return request(testApp.server)
+    .post('/fixture-orders')
+    .set(AUTH)
+    .set('Content-Type', contentType)
+    .send(text);
 }
 
 /**
@@ -22,7 +26,7 @@ function postText(testApp: TestApp, text: string, contentType = 'application/jso
 describe('a new resource: one folder and one import', () => {
   const issuer = new JwtIssuer();
   const testApp = useTestApp(() => ({ ...issuer.serviceEnv, LOG_LEVEL: 'error' }), {
-    imports: [OrdersModule],
+    imports: [FixtureOrdersModule],
     servers: [issuer],
   });
 
@@ -37,13 +41,13 @@ describe('a new resource: one folder and one import', () => {
   });
   const post = (body: unknown) =>
     request(testApp.server)
-      .post('/orders')
+      .post('/fixture-orders')
       .set(AUTH)
       .send(body as object);
 
   it('has its table from its own migration, found in its folder and applied with the others', async () => {
     const { rows } = await testApp.db.query<{ name: string }>(
-      "SELECT name FROM typeorm_migrations WHERE name = 'CreateOrders1795600000000'",
+      "SELECT name FROM typeorm_migrations WHERE name = 'CreateFixtureOrders1795905000000'",
     );
     expect(rows).toHaveLength(1);
   });
@@ -61,7 +65,7 @@ describe('a new resource: one folder and one import', () => {
       customer: body.customer,
       items: [{ sku: 'FERN-01', quantity: 2 }],
     });
-    const read = await request(testApp.server).get('/orders/9223372036854775807').set(AUTH);
+    const read = await request(testApp.server).get('/fixture-orders/9223372036854775807').set(AUTH);
     expect(read.status).toBe(200);
     expect(read.body.id).toBe('9223372036854775807');
   });
@@ -106,7 +110,7 @@ describe('a new resource: one folder and one import', () => {
     expect(plain.status).toBe(415);
     expect(plain.body).toStrictEqual({ error: 415, message: 'Content-Type must be application/json' });
 
-    const none = await request(testApp.server).post('/orders').set(AUTH);
+    const none = await request(testApp.server).post('/fixture-orders').set(AUTH);
     expect(none.body).toStrictEqual({ error: 400, message: 'A JSON request body is required' });
 
     const broken = await postText(testApp, '{"id": 1,');
@@ -118,7 +122,7 @@ describe('a new resource: one folder and one import', () => {
   });
 
   it('validates @Param() with a DTO: 400 naming the parameter', async () => {
-    const response = await request(testApp.server).get('/orders/abc').set(AUTH);
+    const response = await request(testApp.server).get('/fixture-orders/abc').set(AUTH);
 
     expect(response.status).toBe(400);
     expect(response.body).toStrictEqual({
@@ -128,7 +132,7 @@ describe('a new resource: one folder and one import', () => {
   });
 
   it('answers its own 404 and 409 wording', async () => {
-    await expect(request(testApp.server).get('/orders/5').set(AUTH)).resolves.toMatchObject({
+    await expect(request(testApp.server).get('/fixture-orders/5').set(AUTH)).resolves.toMatchObject({
       status: 404,
       body: { error: 404, message: 'No order has the id 5' },
     });
@@ -140,54 +144,61 @@ describe('a new resource: one folder and one import', () => {
   });
 
   it("answers a handler's HttpException and an unexpected error in the Error shape", async () => {
-    const teapot = await request(testApp.server).post('/orders/418/brew').set(AUTH);
+    const teapot = await request(testApp.server).post('/fixture-orders/418/brew').set(AUTH);
     expect(teapot.status).toBe(418);
     expect(teapot.body).toStrictEqual({ error: 418, message: 'Orders do not brew tea' });
 
-    const fault = await request(testApp.server).post('/orders/1/brew').set(AUTH);
+    const fault = await request(testApp.server).post('/fixture-orders/1/brew').set(AUTH);
     expect(fault.status).toBe(500);
     expect(fault.body).toStrictEqual({ error: 500, message: 'Internal server error' });
   });
 
   it('needs a token on every route by default', async () => {
     for (const call of [
-      request(testApp.server).post('/orders').send(order()),
-      request(testApp.server).get('/orders/1'),
-      request(testApp.server).post('/orders/1/brew'),
+      request(testApp.server).post('/fixture-orders').send(order()),
+      request(testApp.server).get('/fixture-orders/1'),
+      request(testApp.server).post('/fixture-orders/1/brew'),
     ]) {
       const response = await call;
       expect(response.status).toBe(401);
     }
   });
 
-  it('asks a narrower token for scopes derived from its path: orders:read to read, orders:write for the rest', async () => {
-    const reader = await issuer.token({ scope: 'orders:read' });
+  it('asks a narrower token for scopes derived from its path: fixture-orders:read to read, fixture-orders:write for the rest', async () => {
+    const reader = await issuer.token({ scope: 'fixture-orders:read' });
     const plantsOnly = await issuer.token({ scope: 'plants:read plants:write' });
     expect((await post(order())).status).toBe(200);
 
-    const read = await request(testApp.server).get('/orders/1').set('Authorization', `Bearer ${reader}`);
+    const read = await request(testApp.server)
+      .get('/fixture-orders/1')
+      .set('Authorization', `Bearer ${reader}`);
     expect(read.status).toBe(200);
 
     const write = await request(testApp.server)
-      .post('/orders')
+      .post('/fixture-orders')
       .set('Authorization', `Bearer ${reader}`)
       .send(order({ id: 2 }));
     expect(write.status).toBe(403);
-    expect(write.headers['www-authenticate']).toContain('scope="orders:write"');
+    expect(write.headers['www-authenticate']).toContain('scope="fixture-orders:write"');
 
     const elsewhere = await request(testApp.server)
-      .get('/orders/1')
+      .get('/fixture-orders/1')
       .set('Authorization', `Bearer ${plantsOnly}`);
     expect(elsewhere.status).toBe(403);
     // A static token carries every scope, those of resources it never heard of included.
     expect(
-      (await request(testApp.server).get('/orders/1').set('Authorization', `Bearer ${TEST_TOKEN}`)).status,
+      (await request(testApp.server).get('/fixture-orders/1').set('Authorization', `Bearer ${TEST_TOKEN}`))
+        .status,
     ).toBe(200);
   });
 
   it('counts its own metric in the service registry', async () => {
     const created = async () =>
-      Number(/^orders_created_total (\d+)$/m.exec((await request(testApp.server).get('/metrics')).text)?.[1]);
+      Number(
+        /^fixture_orders_created_total (\d+)$/m.exec(
+          (await request(testApp.server).get('/metrics')).text,
+        )?.[1],
+      );
     const before = await created();
 
     await post(order());
@@ -199,28 +210,31 @@ describe('a new resource: one folder and one import', () => {
   it('appears in the OpenAPI document: its tag, operations, nested schema, error wording and scopes', async () => {
     const document = (await request(testApp.server).get('/openapi.json')).body;
 
-    expect(document.tags).toContainEqual({ name: 'orders', description: 'Orders (a resource of the tests)' });
-    expect(document.paths['/orders'].post.tags).toStrictEqual(['orders']);
-    expect(document.paths['/orders/{id}'].get.responses['404']).toMatchObject({
+    expect(document.tags).toContainEqual({
+      name: 'fixture-orders',
+      description: 'Orders (a resource of the tests)',
+    });
+    expect(document.paths['/fixture-orders'].post.tags).toStrictEqual(['fixture-orders']);
+    expect(document.paths['/fixture-orders/{id}'].get.responses['404']).toMatchObject({
       description: 'No order has this id',
     });
-    expect(document.paths['/orders'].post.responses['409']).toMatchObject({
+    expect(document.paths['/fixture-orders'].post.responses['409']).toMatchObject({
       description: 'An order with this id exists already',
     });
-    expect(document.components.schemas.NewOrderDto.properties.items).toMatchObject({
+    expect(document.components.schemas.NewFixtureOrderDto.properties.items).toMatchObject({
       type: 'array',
-      items: { $ref: '#/components/schemas/OrderItemDto' },
+      items: { $ref: '#/components/schemas/FixtureOrderItemDto' },
     });
-    expect(document.components.securitySchemes.bearerAuth.description).toContain('`orders:write`');
+    expect(document.components.securitySchemes.bearerAuth.description).toContain('`fixture-orders:write`');
   });
   it('gets ETags, 304, merge-patch updates and conditional deletes from its @VersionColumn() alone', async () => {
     await post(order({ id: 3 })).expect(200);
-    const read = await request(testApp.server).get('/orders/3').set(AUTH);
+    const read = await request(testApp.server).get('/fixture-orders/3').set(AUTH);
     expect(read.headers.etag).toBe('"1"');
-    await request(testApp.server).get('/orders/3').set(AUTH).set('If-None-Match', '"1"').expect(304);
+    await request(testApp.server).get('/fixture-orders/3').set(AUTH).set('If-None-Match', '"1"').expect(304);
 
     const patched = await request(testApp.server)
-      .patch('/orders/3')
+      .patch('/fixture-orders/3')
       .set(AUTH)
       .set({ 'Content-Type': 'application/merge-patch+json', 'If-Match': '"1"' })
       .send('{"customer": "Wisley"}');
@@ -229,18 +243,18 @@ describe('a new resource: one folder and one import', () => {
     expect(patched.body).toStrictEqual({ ...order({ id: '3' }), customer: 'Wisley' });
 
     const stale = await request(testApp.server)
-      .patch('/orders/3')
+      .patch('/fixture-orders/3')
       .set(AUTH)
       .set('If-Match', '"1"')
       .send({ customer: 'Chelsea' });
     expect(stale.status).toBe(412);
     expect(stale.body).toMatchObject({ error: 412 });
-    const unknown = await request(testApp.server).patch('/orders/3').set(AUTH).send({ items: [] });
+    const unknown = await request(testApp.server).patch('/fixture-orders/3').set(AUTH).send({ items: [] });
     expect(unknown.body).toStrictEqual({ error: 400, message: 'property items is not allowed' });
-    await request(testApp.server).delete('/orders/3').set(AUTH).set('If-Match', '"1"').expect(412);
-    await request(testApp.server).delete('/orders/3').set(AUTH).set('If-Match', '"2"').expect(204);
-    await request(testApp.server).get('/orders/3').set(AUTH).expect(404);
-    await request(testApp.server).delete('/orders/3').set(AUTH).expect(404);
+    await request(testApp.server).delete('/fixture-orders/3').set(AUTH).set('If-Match', '"1"').expect(412);
+    await request(testApp.server).delete('/fixture-orders/3').set(AUTH).set('If-Match', '"2"').expect(204);
+    await request(testApp.server).get('/fixture-orders/3').set(AUTH).expect(404);
+    await request(testApp.server).delete('/fixture-orders/3').set(AUTH).expect(404);
   });
 });
 
@@ -249,7 +263,7 @@ describe("a new resource's webhook events", () => {
   const secret = webhookSecret();
   const receiver = new WebhookReceiver();
   const testApp = useTestApp(() => ({ ...receiver.serviceEnv(secret), LOG_LEVEL: 'error' }), {
-    imports: [OrdersModule],
+    imports: [FixtureOrdersModule],
     servers: [receiver],
   });
 
@@ -257,7 +271,7 @@ describe("a new resource's webhook events", () => {
     receiver.received.length = 0;
   });
 
-  it('announces each order it stores as order.created, written with the order, its nested items as JSON', async () => {
+  it('announces each order it stores as fixture_order.created, written with the order, its nested items as JSON', async () => {
     const body =
       '{"id": 9223372036854775807, "customer": "Kew Gardens", "items": [{"sku": "FERN-01", "quantity": 2}]}';
     await postText(testApp, body).expect(200);
@@ -266,7 +280,7 @@ describe("a new resource's webhook events", () => {
 
     await eventually(() => receiver.received.length === 1);
     const [delivery] = receiver.received;
-    expect(delivery.headers['webhook-event-type']).toBe('order.created');
+    expect(delivery.headers['webhook-event-type']).toBe('fixture_order.created');
     expect(() => verifyDelivery(secret, delivery)).not.toThrow();
     expect(JSON.parse(delivery.body.replace(/"id":(\d+)/, '"id":"$1"'))).toStrictEqual({
       id: '9223372036854775807',
@@ -274,29 +288,33 @@ describe("a new resource's webhook events", () => {
       items: [{ sku: 'FERN-01', quantity: 2 }],
     });
     const { rows } = await testApp.db.query<{ events: number }>(
-      "SELECT count(*)::int AS events FROM webhook_deliveries WHERE event_type = 'order.created'",
+      "SELECT count(*)::int AS events FROM webhook_deliveries WHERE event_type = 'fixture_order.created'",
     );
     expect(rows).toStrictEqual([{ events: 1 }]);
-    await expect(request(testApp.server).get('/orders/9223372036854775807').set(AUTH)).resolves.toMatchObject(
-      {
-        status: 200,
-        body: {
-          id: '9223372036854775807',
-          customer: 'Kew Gardens',
-          items: [{ sku: 'FERN-01', quantity: 2 }],
-        },
+    await expect(
+      request(testApp.server).get('/fixture-orders/9223372036854775807').set(AUTH),
+    ).resolves.toMatchObject({
+      status: 200,
+      body: {
+        id: '9223372036854775807',
+        customer: 'Kew Gardens',
+        items: [{ sku: 'FERN-01', quantity: 2 }],
       },
-    );
+    });
   });
   it('announces its updates and deletes, each in the transaction that makes it, and no refused change', async () => {
     await request(testApp.server)
-      .post('/orders')
+      .post('/fixture-orders')
       .set(AUTH)
       .send({ id: 5, customer: 'Kew Gardens', items: [{ sku: 'FERN-01', quantity: 2 }] })
       .expect(200);
-    await request(testApp.server).patch('/orders/5').set(AUTH).send({ customer: 'Wisley' }).expect(200);
-    await request(testApp.server).delete('/orders/5').set(AUTH).set('If-Match', '"1"').expect(412);
-    await request(testApp.server).delete('/orders/5').set(AUTH).set('If-Match', '"2"').expect(204);
+    await request(testApp.server)
+      .patch('/fixture-orders/5')
+      .set(AUTH)
+      .send({ customer: 'Wisley' })
+      .expect(200);
+    await request(testApp.server).delete('/fixture-orders/5').set(AUTH).set('If-Match', '"1"').expect(412);
+    await request(testApp.server).delete('/fixture-orders/5').set(AUTH).set('If-Match', '"2"').expect(204);
 
     await eventually(() => receiver.received.length === 3);
     const events = receiver.received.map((delivery) => ({
@@ -309,14 +327,14 @@ describe("a new resource's webhook events", () => {
     expect(events).toEqual(
       expect.arrayContaining([
         {
-          type: 'order.created',
+          type: 'fixture_order.created',
           body: { id: '5', customer: 'Kew Gardens', items: [{ sku: 'FERN-01', quantity: 2 }] },
         },
         {
-          type: 'order.updated',
+          type: 'fixture_order.updated',
           body: { id: '5', customer: 'Wisley', items: [{ sku: 'FERN-01', quantity: 2 }] },
         },
-        { type: 'order.deleted', body: { id: '5' } },
+        { type: 'fixture_order.deleted', body: { id: '5' } },
       ]),
     );
   });
