@@ -5,7 +5,7 @@ import request from 'supertest';
 import { JSON_BODY_LIMIT_BYTES } from '../src/core/http/json-body.parser.js';
 import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
-import { WidgetsModule } from './fixtures/widgets/widgets.module.js';
+import { FixtureWidgetsModule } from './fixtures/widgets/widgets.module.js';
 
 const CONTROLLER_FILE = 'widgets.controller.ts';
 
@@ -18,7 +18,7 @@ const CONTROLLER_FILE = 'widgets.controller.ts';
  */
 describe("Nest's extension points inside the platform", () => {
   // info: the HTTP edge's request lines are part of what is checked.
-  const testApp = useTestApp({ LOG_LEVEL: 'info' }, { imports: [WidgetsModule] });
+  const testApp = useTestApp({ LOG_LEVEL: 'info' }, { imports: [FixtureWidgetsModule] });
 
   const post = (path: string, body: string | object) =>
     request(testApp.server)
@@ -30,14 +30,14 @@ describe("Nest's extension points inside the platform", () => {
 
   describe('a DTO without validation decorators (what `nest g resource` writes)', () => {
     it('accepts {} and hands the handler an instance of the DTO', async () => {
-      const response = await post('/widgets', {});
+      const response = await post('/fixture-widgets', {});
 
       expect(response.status).toBe(201);
       expect(response.body).toStrictEqual({ data: { isDto: true, properties: [], label: 'undefined' } });
     });
 
     it('refuses a property it does not declare, naming it', async () => {
-      const response = await post('/widgets', { notAField: 1 });
+      const response = await post('/fixture-widgets', { notAField: 1 });
 
       expect(response.status).toBe(400);
       expect(response.body).toStrictEqual({ error: 400, message: 'property notAField is not allowed' });
@@ -48,7 +48,7 @@ describe("Nest's extension points inside the platform", () => {
       const body = `{${keys.map((key) => `"${key}":0`).join(',')}}`;
       expect(Buffer.byteLength(body)).toBeLessThanOrEqual(JSON_BODY_LIMIT_BYTES);
 
-      const response = await post('/widgets', body);
+      const response = await post('/fixture-widgets', body);
 
       expect(response.status).toBe(400);
       expect(response.body.message).toBe(
@@ -63,7 +63,7 @@ describe("Nest's extension points inside the platform", () => {
     it('answers 413 to 5,000 unknown keys, which no body under the limit can hold', async () => {
       const body = `{${Array.from({ length: 5_000 }, (_, index) => `"k${index}":0`).join(',')}}`;
 
-      const response = await post('/widgets', body);
+      const response = await post('/fixture-widgets', body);
 
       expect(response.status).toBe(413);
       expect(response.body).toStrictEqual({
@@ -95,9 +95,9 @@ describe("Nest's extension points inside the platform", () => {
 
   describe('__proto__, constructor and prototype, refused in every body at any depth', () => {
     const routes = [
-      ['/widgets', 'a DTO'],
-      ['/widgets/notes', 'Record<string, unknown>'],
-      ['/widgets/raw', "a custom decorator reading req.body, typed 'unknown'"],
+      ['/fixture-widgets', 'a DTO'],
+      ['/fixture-widgets/notes', 'Record<string, unknown>'],
+      ['/fixture-widgets/raw', "a custom decorator reading req.body, typed 'unknown'"],
     ] as const;
     const bodies = [
       ['{"__proto__": {"x": 1}}', 'property __proto__ is not allowed'],
@@ -117,11 +117,11 @@ describe("Nest's extension points inside the platform", () => {
     });
 
     it('while the loosely typed routes take any other body as it is', async () => {
-      const note = await post('/widgets/notes', { colour: 'green', nested: { proto: 1 } });
+      const note = await post('/fixture-widgets/notes', { colour: 'green', nested: { proto: 1 } });
       expect(note.status).toBe(201);
       expect(note.body).toStrictEqual({ data: { keys: ['colour', 'nested'] } });
 
-      const raw = await post('/widgets/raw', { anything: [1, 'two'] });
+      const raw = await post('/fixture-widgets/raw', { anything: [1, 'two'] });
       expect(raw.status).toBe(201);
       expect(raw.body).toStrictEqual({ data: { received: { anything: [1, 'two'] } } });
     });
@@ -129,14 +129,14 @@ describe("Nest's extension points inside the platform", () => {
 
   describe('a custom parameter decorator (createParamDecorator)', () => {
     it('hands the handler undefined when it has nothing, and the route answers', async () => {
-      const response = await post('/widgets', {});
+      const response = await post('/fixture-widgets', {});
 
       expect(response.status).toBe(201);
       expect(response.body.data.label).toBe('undefined');
     });
 
     it('hands over its value untouched when it has one', async () => {
-      const response = await post('/widgets', {}).set('X-Client-Label', 'kiosk-7');
+      const response = await post('/fixture-widgets', {}).set('X-Client-Label', 'kiosk-7');
 
       expect(response.status).toBe(201);
       expect(response.body.data.label).toBe('kiosk-7');
@@ -145,7 +145,7 @@ describe("Nest's extension points inside the platform", () => {
 
   describe('interceptors', () => {
     it('ClassSerializerInterceptor drops the @Exclude()d field; the own one wraps the answer and sets its header', async () => {
-      const response = await get('/widgets/7');
+      const response = await get('/fixture-widgets/7');
 
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -155,7 +155,7 @@ describe("Nest's extension points inside the platform", () => {
     });
 
     it("keep @HttpCode() and @Header() with them, a header's own value over the security header's", async () => {
-      const response = await post('/widgets/3/polish', {});
+      const response = await post('/fixture-widgets/3/polish', {});
 
       expect(response.status).toBe(202);
       expect(response.headers['cache-control']).toBe('no-store');
@@ -168,7 +168,7 @@ describe("Nest's extension points inside the platform", () => {
     });
 
     it('let a StreamableFile through as it is', async () => {
-      const response = await get('/widgets/3/manual');
+      const response = await get('/fixture-widgets/3/manual');
 
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toBe('text/plain; charset=utf-8');
@@ -177,16 +177,16 @@ describe("Nest's extension points inside the platform", () => {
     });
 
     it('a global one (APP_INTERCEPTOR) runs on every route, those of other modules included', async () => {
-      const widget = await get('/widgets/7');
+      const widget = await get('/fixture-widgets/7');
       const plants = await get('/plants?limit=1');
 
-      expect(widget.headers['x-handler']).toBe('WidgetsController.findOne');
+      expect(widget.headers['x-handler']).toBe('FixtureWidgetsController.findOne');
       expect(plants.status).toBe(200);
       expect(plants.headers['x-handler']).toBe('PlantsController.list');
     });
 
     it('leave the request log line as it was: route, status, request id', async () => {
-      const response = await get('/widgets/11').set('X-Request-Id', 'interceptors-11');
+      const response = await get('/fixture-widgets/11').set('X-Request-Id', 'interceptors-11');
 
       expect(response.status).toBe(200);
       expect(response.headers['x-request-id']).toBe('interceptors-11');
@@ -195,7 +195,7 @@ describe("Nest's extension points inside the platform", () => {
           msg: 'request completed',
           reqId: 'interceptors-11',
           method: 'GET',
-          route: '/widgets/:id',
+          route: '/fixture-widgets/:id',
           status: 200,
         }),
       );
@@ -204,11 +204,11 @@ describe("Nest's extension points inside the platform", () => {
 
   describe("Nest's built-in pipes", () => {
     it.each([
-      ['/widgets/seven', 'Validation failed (numeric string is expected)'],
-      ['/widgets?page=two', 'Validation failed (numeric string is expected)'],
-      ['/widgets?active=maybe', 'Validation failed (boolean string is expected)'],
-      ['/widgets?kind=bolt', 'Validation failed (enum string is expected)'],
-      ['/widgets/by-uuid/not-a-uuid', 'Validation failed (uuid is expected)'],
+      ['/fixture-widgets/seven', 'Validation failed (numeric string is expected)'],
+      ['/fixture-widgets?page=two', 'Validation failed (numeric string is expected)'],
+      ['/fixture-widgets?active=maybe', 'Validation failed (boolean string is expected)'],
+      ['/fixture-widgets?kind=bolt', 'Validation failed (enum string is expected)'],
+      ['/fixture-widgets/by-uuid/not-a-uuid', 'Validation failed (uuid is expected)'],
     ])('%s answers 400 in the Error shape, with the pipe’s own words', async (path, message) => {
       const response = await get(path);
 
@@ -217,17 +217,19 @@ describe("Nest's extension points inside the platform", () => {
     });
 
     it('parse what they are given, and DefaultValuePipe fills what is missing', async () => {
-      expect((await get('/widgets')).body).toStrictEqual({ data: { page: 1, active: false, kind: null } });
-      expect((await get('/widgets?page=3&active=true&kind=gear')).body).toStrictEqual({
+      expect((await get('/fixture-widgets')).body).toStrictEqual({
+        data: { page: 1, active: false, kind: null },
+      });
+      expect((await get('/fixture-widgets?page=3&active=true&kind=gear')).body).toStrictEqual({
         data: { page: 3, active: true, kind: 'gear' },
       });
       const uuid = '4b0f3c4e-8d2a-4f6b-9c1e-2a7d5e9f0b13';
-      expect((await get(`/widgets/by-uuid/${uuid}`)).body).toStrictEqual({ data: { uuid } });
+      expect((await get(`/fixture-widgets/by-uuid/${uuid}`)).body).toStrictEqual({ data: { uuid } });
     });
   });
 
   it('answers an unexpected error with a generic 500, and logs its stack naming the .ts line that threw', async () => {
-    const response = await post('/widgets/4/explode', {}).set('X-Request-Id', 'explode-4');
+    const response = await post('/fixture-widgets/4/explode', {}).set('X-Request-Id', 'explode-4');
 
     expect(response.status).toBe(500);
     expect(response.body).toStrictEqual({ error: 500, message: 'Internal server error' });
@@ -240,15 +242,15 @@ describe("Nest's extension points inside the platform", () => {
 
   it('needs a token on every route of the resource', async () => {
     const calls = [
-      request(testApp.server).post('/widgets').send({}),
-      request(testApp.server).post('/widgets/notes').send({}),
-      request(testApp.server).post('/widgets/raw').send({}),
-      request(testApp.server).get('/widgets'),
-      request(testApp.server).get('/widgets/by-uuid/4b0f3c4e-8d2a-4f6b-9c1e-2a7d5e9f0b13'),
-      request(testApp.server).get('/widgets/7'),
-      request(testApp.server).get('/widgets/7/manual'),
-      request(testApp.server).post('/widgets/7/polish'),
-      request(testApp.server).post('/widgets/7/explode'),
+      request(testApp.server).post('/fixture-widgets').send({}),
+      request(testApp.server).post('/fixture-widgets/notes').send({}),
+      request(testApp.server).post('/fixture-widgets/raw').send({}),
+      request(testApp.server).get('/fixture-widgets'),
+      request(testApp.server).get('/fixture-widgets/by-uuid/4b0f3c4e-8d2a-4f6b-9c1e-2a7d5e9f0b13'),
+      request(testApp.server).get('/fixture-widgets/7'),
+      request(testApp.server).get('/fixture-widgets/7/manual'),
+      request(testApp.server).post('/fixture-widgets/7/polish'),
+      request(testApp.server).post('/fixture-widgets/7/explode'),
     ];
     for (const call of calls) {
       const response = await call;

@@ -18,13 +18,13 @@ import { platformErrorGaps, PLATFORM_ERROR_STATUSES, scopesByOperation } from '.
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
 
-class Widget {}
+class FixtureWidget {}
 
 /** Controllers as plain as a generator writes them: no OpenAPI decorator, no scope named. */
-@Controller('widgets')
-class WidgetsController {
+@Controller('fixture-widgets')
+class FixtureWidgetsController {
   @Post()
-  create(@Body() widget: Widget) {
+  create(@Body() widget: FixtureWidget) {
     return widget;
   }
 
@@ -42,8 +42,8 @@ class WhoAmIController {
   }
 }
 
-@Module({ controllers: [WidgetsController, WhoAmIController] })
-class WidgetsModule {}
+@Module({ controllers: [FixtureWidgetsController, WhoAmIController] })
+class FixtureWidgetsModule {}
 
 describe('OpenAPI document', () => {
   let testApp: TestApp;
@@ -592,7 +592,7 @@ describe('OpenAPI document', () => {
     beforeAll(async () => {
       widgetsApp = await startTestApp(
         { PUBLIC_URL: 'https://plants.example.com/store/' },
-        { imports: [WidgetsModule] },
+        { imports: [FixtureWidgetsModule] },
       );
       document = (await request(widgetsApp.server).get('/openapi.json').expect(200)).body as Document;
     });
@@ -602,7 +602,7 @@ describe('OpenAPI document', () => {
     });
 
     it("still documents the platform's failures, worded as the platform words them", () => {
-      const responses = document.paths['/widgets'].post.responses as Document;
+      const responses = document.paths['/fixture-widgets'].post.responses as Document;
 
       expect(platformErrorGaps(document, scopesByOperation(widgetsApp.app))).toStrictEqual([]);
       expect(Object.keys(responses)).toStrictEqual(['201', '401', '403', '429', '500', '503']);
@@ -623,11 +623,12 @@ describe('OpenAPI document', () => {
       expect(responses['429'].headers['Retry-After']).toMatchObject({ required: true });
       expect(responses['503'].headers['Retry-After']).toMatchObject({ required: true });
       expect(responses['403'].content['application/json'].example.message).toBe(
-        'The bearer token lacks the widgets:write scope',
+        'The bearer token lacks the fixture-widgets:write scope',
       );
       expect(
-        document.paths['/widgets/{id}'].get.responses['403'].content['application/json'].example.message,
-      ).toBe('The bearer token lacks the widgets:read scope');
+        document.paths['/fixture-widgets/{id}'].get.responses['403'].content['application/json'].example
+          .message,
+      ).toBe('The bearer token lacks the fixture-widgets:read scope');
     });
 
     it('names the server PUBLIC_URL says clients reach, for the environment it runs in', () => {
