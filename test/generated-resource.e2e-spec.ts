@@ -93,12 +93,16 @@ async function cloneInto(copy: string): Promise<void> {
 
 /**
  * A database of the copy's own, beside the one the tests were given (its
- * name says "test" too, as the e2e set-up requires): the generated suite
- * empties every table it finds, which must not be this run's.
+ * name says "test" too, as the e2e set-up requires), for `use`: the
+ * generated suite empties every table it finds, which must not be this
+ * run's, and leaves its last test's rows, which must not be the service's.
  */
-async function createDatabaseBeside(url: string): Promise<{ url: string; drop: () => Promise<void> }> {
+async function createDatabaseBeside(
+  url: string,
+  use: 'service' | 'specs',
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const given = new URL(url);
-  const name = `${given.pathname.slice(1)}_generated_${process.pid}`;
+  const name = `${given.pathname.slice(1)}_generated_${use}_${process.pid}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   try {
@@ -230,7 +234,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
     ]);
     written = createdFiles(stdout);
     await runIn(copy, 'npm', ['run', 'build:service'], { timeoutMs: 120_000 });
-    database = await createDatabaseBeside(process.env.DATABASE_URL!);
+    database = await createDatabaseBeside(process.env.DATABASE_URL!, 'service');
     service = await startService(
       { NODE_ENV: 'production', AUTH_TOKENS: TEST_TOKEN, DATABASE_URL: database.url },
       { cwd: copy, main: join(copy, 'dist/main.js') },
@@ -302,6 +306,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
 
   it("passes its own specs under the project's Jest: unit, and e2e on PostgreSQL", async () => {
     const { name } = resource;
+    const specsDatabase = await createDatabaseBeside(process.env.DATABASE_URL!, 'specs');
     const { stdout } = await runIn(
       copy,
       process.execPath,
@@ -318,10 +323,10 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
         `test/${name}\\.e2e-spec\\.ts$`,
       ],
       {
-        env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', DATABASE_URL: database!.url },
+        env: { ...process.env, NODE_OPTIONS: '--experimental-vm-modules', DATABASE_URL: specsDatabase.url },
         timeoutMs: 170_000,
       },
-    );
+    ).finally(() => specsDatabase.drop());
     const results = JSON.parse(stdout) as {
       success: boolean;
       numPassedTests: number;
