@@ -75,18 +75,18 @@ describe("Nest's extension points inside the platform", () => {
 
   describe('a DTO whose property has no rule (`text?: string;`, as the Nest docs first write one)', () => {
     it('accepts {}: the property every instance has is not taken for sent', async () => {
-      const response = await post('/widgets/labels', {});
+      const response = await post('/fixture-widgets/labels', {});
 
       expect(response.status).toBe(201);
       expect(response.body).toStrictEqual({ data: { isDto: true, text: null } });
     });
 
     it('refuses the property when it is sent, having no rule to accept it, and any undeclared one', async () => {
-      await expect(post('/widgets/labels', { text: 'x' })).resolves.toMatchObject({
+      await expect(post('/fixture-widgets/labels', { text: 'x' })).resolves.toMatchObject({
         status: 400,
         body: { error: 400, message: 'property text is not allowed' },
       });
-      await expect(post('/widgets/labels', { colour: 'red' })).resolves.toMatchObject({
+      await expect(post('/fixture-widgets/labels', { colour: 'red' })).resolves.toMatchObject({
         status: 400,
         body: { error: 400, message: 'property colour is not allowed' },
       });

@@ -2,9 +2,9 @@ import request from 'supertest';
 
 import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
-import { GardensModule } from './fixtures/gardens/gardens.module.js';
-import { OrdersModule } from './fixtures/orders/orders.module.js';
-import { WidgetsModule } from './fixtures/widgets/widgets.module.js';
+import { FixtureGardensModule } from './fixtures/gardens/gardens.module.js';
+import { FixtureOrdersModule } from './fixtures/orders/orders.module.js';
+import { FixtureWidgetsModule } from './fixtures/widgets/widgets.module.js';
 
 /**
  * Keys naming a member every object inherits (`toString`, `valueOf`, `hasOwnProperty`, `constructor`,
@@ -15,7 +15,7 @@ import { WidgetsModule } from './fixtures/widgets/widgets.module.js';
 describe('keys naming inherited members, in the resources of the tests', () => {
   const testApp = useTestApp(
     { LOG_LEVEL: 'error' },
-    { imports: [OrdersModule, GardensModule, WidgetsModule] },
+    { imports: [FixtureOrdersModule, FixtureGardensModule, FixtureWidgetsModule] },
   );
 
   const post = (path: string, body: object) =>
@@ -28,21 +28,26 @@ describe('keys naming inherited members, in the resources of the tests', () => {
   const order = { id: 1, customer: 'Kew Gardens', items: [{ sku: 'FERN-01', quantity: 2 }] };
 
   it.each([
-    ['an order', '/orders', { ...order, toString: 'x' }, 'property toString is not allowed'],
+    ['an order', '/fixture-orders', { ...order, toString: 'x' }, 'property toString is not allowed'],
     [
       "an order's nested item",
-      '/orders',
+      '/fixture-orders',
       { ...order, items: [{ sku: 'FERN-01', quantity: 2, isPrototypeOf: 1 }] },
       'property items[0].isPrototypeOf is not allowed',
     ],
     [
       'a garden',
-      '/gardens',
+      '/fixture-gardens',
       { name: 'Kew', __lookupGetter__: 'x' },
       'property __lookupGetter__ is not allowed',
     ],
-    ['a shrub', '/shrubs', { name: 'Box', hasOwnProperty: true }, 'property hasOwnProperty is not allowed'],
-    ['a widget (a DTO without rules)', '/widgets', { valueOf: 0 }, 'property valueOf is not allowed'],
+    [
+      'a shrub',
+      '/fixture-shrubs',
+      { name: 'Box', hasOwnProperty: true },
+      'property hasOwnProperty is not allowed',
+    ],
+    ['a widget (a DTO without rules)', '/fixture-widgets', { valueOf: 0 }, 'property valueOf is not allowed'],
   ])('in the body of %s', async (_resource, path, body, message) => {
     const response = await post(path, body);
 
@@ -50,11 +55,11 @@ describe('keys naming inherited members, in the resources of the tests', () => {
   });
 
   it.each([
-    ['/shrubs?__proto__=1', '__proto__'],
-    ['/shrubs?constructor=1', 'constructor'],
-    ['/shrubs?toString=x', 'toString'],
-    ['/shrubs?sort=id&valueOf=1', 'valueOf'],
-    ['/shrubs?foo=1', 'foo'],
+    ['/fixture-shrubs?__proto__=1', '__proto__'],
+    ['/fixture-shrubs?constructor=1', 'constructor'],
+    ['/fixture-shrubs?toString=x', 'toString'],
+    ['/fixture-shrubs?sort=id&valueOf=1', 'valueOf'],
+    ['/fixture-shrubs?foo=1', 'foo'],
   ])('in the query string %s', async (path, key) => {
     const response = await get(path);
 
