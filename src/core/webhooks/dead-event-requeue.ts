@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 
-import type { Queryable } from '../database/raw-query.js';
+import type { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { isHttpUrl, subscriberLabel } from './webhook-subscribers.js';
 
 export type RequeueSelection =
@@ -27,28 +27,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Rows re-queued per statement: short statements, few row locks at a time. */
 const REQUEUE_BATCH = 1_000;
-
-/**
- * Only rows in that state before the command started ($3): one given up again meanwhile (its
- * subscriber still failing, or still configured nowhere) is not taken round again. `SKIP LOCKED`: a
- * row the cleanup is deleting is left to it.
- */
-const REQUEUE_SQL = `
-  UPDATE webhook_deliveries AS delivery
-  SET status = 'pending', attempts = 0, next_attempt_at = now(), dead_at = NULL, unsubscribed_at = NULL
-  FROM (
-    SELECT id FROM webhook_deliveries
-    WHERE status = $4 AND coalesce(dead_at, unsubscribed_at) <= $3::timestamptz
-      AND ($2::uuid[] IS NULL OR event_id = ANY ($2::uuid[]))
-      AND ($5::text[] IS NULL OR subscriber = ANY ($5::text[]))
-    LIMIT $1
-    FOR UPDATE SKIP LOCKED
-  ) AS chosen
-  WHERE delivery.id = chosen.id
-  RETURNING delivery.event_id`;
-
-/** The database's clock, as text: it goes back to a timestamptz to the microsecond. */
-const NOW_SQL = 'SELECT now()::text AS now';
 
 export function parseRequeueArguments(args: readonly string[]): RequeueSelection {
   let values: { all?: boolean; id?: string[]; unsubscribed?: string[] };
@@ -88,28 +66,33 @@ export function parseRequeueArguments(args: readonly string[]): RequeueSelection
   return values.all ? { all: true } : { eventIds: [...new Set(ids.map((id) => id.toLowerCase()))] };
 }
 
-/** Safe while the service runs: rows are locked as the dispatcher locks them. */
-export async function requeueEvents(db: Queryable, selection: RequeueSelection): Promise<RequeueResult> {
+/**
+ * Safe while the service runs: rows are locked as the dispatcher locks them. Only rows in that state
+ * before the command started: one given up again meanwhile (its subscriber still failing, or still
+ * configured nowhere) is not taken round again.
+ */
+export async function requeueEvents(
+  deliveries: WebhookDeliveriesRepository,
+  selection: RequeueSelection,
+): Promise<RequeueResult> {
   const eventIds = new Set<string>();
   const filter = 'eventIds' in selection ? selection.eventIds : null;
   const subscribers = 'unsubscribed' in selection ? selection.unsubscribed : null;
   const state = subscribers === null ? 'dead' : 'unsubscribed';
-  const {
-    rows: [{ now: started }],
-  } = await db.query<{ now: string }>({ text: NOW_SQL });
-  let deliveries = 0;
-  let rows: Array<{ event_id: string }>;
+  const since = await deliveries.now();
+  let deliveriesRequeued = 0;
+  let requeued: string[];
   do {
-    ({ rows } = await db.query<{ event_id: string }>({
-      text: REQUEUE_SQL,
-      values: [REQUEUE_BATCH, filter, started, state, subscribers],
-    }));
-    deliveries += rows.length;
-    rows.forEach((row) => eventIds.add(row.event_id));
-  } while (rows.length === REQUEUE_BATCH);
+    requeued = await deliveries.requeue(
+      { status: state, since, eventIds: filter, subscribers },
+      REQUEUE_BATCH,
+    );
+    deliveriesRequeued += requeued.length;
+    requeued.forEach((eventId) => eventIds.add(eventId));
+  } while (requeued.length === REQUEUE_BATCH);
   return {
     state,
-    deliveries,
+    deliveries: deliveriesRequeued,
     eventIds,
     notDead: filter === null ? [] : filter.filter((id) => !eventIds.has(id)),
   };

@@ -7,7 +7,6 @@ import { databaseConfig } from '../config/database.config.js';
 import { InvalidConfigurationError } from '../config/configuration-error.js';
 import { buildDataSourceOptions } from '../database/data-source-options.js';
 import { DatabaseServer } from '../database/database-server.js';
-import { rawQueries } from '../database/raw-query.js';
 import {
   describeRequeue,
   parseRequeueArguments,
@@ -15,6 +14,9 @@ import {
   requeueEvents,
   RequeueUsageError,
 } from './dead-event-requeue.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookSubscriberLease } from './webhook-subscriber-lease.entity.js';
 
 /**
  * `npm run webhooks:requeue -- --all | --id <event id> | --unsubscribed <URL>`:
@@ -32,13 +34,15 @@ async function requeue(args: readonly string[]): Promise<number> {
       url: server.url,
       poolSize: 1,
       migrations: [],
+      entities: [WebhookDelivery, WebhookSubscriberLease],
       connectTimeoutMs: database.connectTimeoutMs,
       statementTimeoutMs: database.statementTimeoutMs,
     }),
   );
   try {
     await dataSource.initialize();
-    const result = await requeueEvents(rawQueries(dataSource), selection);
+    const deliveries = new WebhookDeliveriesRepository(dataSource.getRepository(WebhookDelivery));
+    const result = await requeueEvents(deliveries, selection);
     process.stdout.write(`${describeRequeue(result).join('\n')}\n`);
     return result.notDead.length > 0 ? 1 : 0;
   } finally {

@@ -7,41 +7,17 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
 import { type CircuitAttempt, jitteredBackoffMs, SubscriberCircuit } from './subscriber-circuit.js';
 import { WebhookDeliveryMetrics } from './webhook-delivery-metrics.js';
-import { type Attempt, type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
+import { type ClaimedDelivery, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { type Attempt, sendWebhook } from './webhook-sender.js';
 import { describeError } from './webhook-subscribers.js';
 
 /** How long past an attempt's timeout its claim holds: then another instance may take the event up. */
 const LEASE_MARGIN_MS = 5_000;
-
-/**
- * `SKIP LOCKED`: instances sharing the database never claim the same event. The claim leases it by
- * moving its due time in the same statement. Each subscriber's claim is its own, limited to its room.
- */
-const CLAIM_SQL = `
-  UPDATE webhook_deliveries AS delivery
-  SET attempts = delivery.attempts + 1,
-      next_attempt_at = now() + make_interval(secs => $3::double precision / 1000)
-  FROM (
-    SELECT due.id
-    FROM unnest($1::text[], $2::integer[]) AS lane (subscriber, room)
-    CROSS JOIN LATERAL (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'pending' AND subscriber = lane.subscriber AND next_attempt_at <= now()
-      ORDER BY next_attempt_at, id
-      LIMIT lane.room
-      FOR UPDATE SKIP LOCKED
-    ) AS due
-  ) AS claimed
-  WHERE delivery.id = claimed.id
-  RETURNING delivery.id::text, delivery.event_id, delivery.event_type, delivery.subscriber, delivery.payload,
-            delivery.attempts, delivery.traceparent`;
 
 interface Lane {
   /** Its key, as the outbox's `subscriber` column holds it. */
@@ -59,7 +35,7 @@ interface Lane {
 export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Webhooks');
   private readonly lanes: ReadonlyMap<string, Lane>;
-  private readonly deliveries: WebhookDeliveryMetrics;
+  private readonly deliveryMetrics: WebhookDeliveryMetrics;
   private readonly attempts = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private claiming?: Promise<void>;
@@ -69,7 +45,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private readonly outsideRequests = AsyncLocalStorage.snapshot();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
     metrics: Metrics,
   ) {
@@ -96,7 +72,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       ]),
     );
     const lanes = [...this.lanes.values()];
-    this.deliveries = new WebhookDeliveryMetrics(
+    this.deliveryMetrics = new WebhookDeliveryMetrics(
       metrics.registry,
       lanes.map((lane) => lane.attempt.label),
       () =>
@@ -160,22 +136,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     if (wanted.length === 0) {
       return;
     }
-    let claimed: ClaimedDelivery[];
+    // `SKIP LOCKED`: instances sharing the database never claim the same event. Each subscriber's
+    // claim is its own statement, limited to its room, and its attempts start as it answers.
     try {
-      ({ rows: claimed } = await rawQueries(this.dataSource).query<ClaimedDelivery>({
-        text: CLAIM_SQL,
-        values: [
-          wanted.map(({ lane }) => lane.subscriber),
-          wanted.map(({ room }) => room),
+      for (const { lane, room } of wanted) {
+        const claimed = await this.deliveries.claim(
+          lane.subscriber,
+          room,
           this.config.timeoutMs + LEASE_MARGIN_MS,
-        ],
-      }));
+        );
+        for (const delivery of claimed) {
+          this.start(lane, delivery);
+        }
+      }
     } catch (error) {
       this.logger.warn(`Could not read the outbox: ${describeError(error)}`);
-      return;
-    }
-    for (const delivery of claimed) {
-      this.start(this.lanes.get(delivery.subscriber)!, delivery);
     }
   }
 
@@ -202,31 +177,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           'its events wait, and one is tried after each pause',
       );
     }
-    const db = rawQueries(this.dataSource);
     try {
       if (failure === undefined) {
-        await db.query({
-          text: `UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now(), last_error = NULL WHERE id = $1`,
-          values: [delivery.id],
-        });
-        this.deliveries.count(label, 'delivered');
+        await this.deliveries.markDelivered(delivery.id);
+        this.deliveryMetrics.count(label, 'delivered');
       } else if (delivery.attempts >= this.config.maxAttempts) {
-        await db.query({
-          text: `UPDATE webhook_deliveries SET status = 'dead', dead_at = now(), last_error = $2 WHERE id = $1`,
-          values: [delivery.id, failure],
-        });
-        this.deliveries.count(label, 'dead');
+        await this.deliveries.markDead(delivery.id, failure);
+        this.deliveryMetrics.count(label, 'dead');
         this.logger.error(
-          `Webhook event ${delivery.event_id} (${delivery.event_type}) to ${label} is dead after ${delivery.attempts} attempts: ${failure}`,
+          `Webhook event ${delivery.eventId} (${delivery.eventType}) to ${label} is dead after ${delivery.attempts} attempts: ${failure}`,
         );
       } else {
-        await db.query({
-          text: `UPDATE webhook_deliveries
-                 SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000), last_error = $3
-                 WHERE id = $1`,
-          values: [delivery.id, this.backoffMs(delivery.attempts), failure],
-        });
-        this.deliveries.count(label, 'failed');
+        await this.deliveries.retryLater(delivery.id, this.backoffMs(delivery.attempts), failure);
+        this.deliveryMetrics.count(label, 'failed');
       }
     } catch (error) {
       // The lease runs out and the event is claimed again: delivered at least once.

@@ -1,38 +1,15 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { inBatches, rawQueries } from '../database/raw-query.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
+import { inBatches } from './in-batches.js';
+import { type FinishedStatus, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { describeError } from './webhook-subscribers.js';
 
 /** Rows deleted per statement: each statement is short, and holds few row locks. */
 const CLEANUP_BATCH = 1_000;
 
-/** `SKIP LOCKED`: every instance runs this at once without waiting for the others, or for a re-queue. */
-function deleteBatchSql(
-  status: 'delivered' | 'dead' | 'unsubscribed',
-  column: 'delivered_at' | 'dead_at' | 'unsubscribed_at',
-): string {
-  return `
-    WITH deleted AS (
-      DELETE FROM webhook_deliveries
-      WHERE id IN (
-        SELECT id FROM webhook_deliveries
-        WHERE status = '${status}' AND ${column} < now() - make_interval(secs => $1::double precision / 1000)
-        LIMIT $2
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING 1
-    )
-    SELECT count(*)::integer AS count FROM deleted`;
-}
-
-const DELETE_BATCHES = [
-  deleteBatchSql('delivered', 'delivered_at'),
-  deleteBatchSql('dead', 'dead_at'),
-  deleteBatchSql('unsubscribed', 'unsubscribed_at'),
-] as const;
+const FINISHED: readonly FinishedStatus[] = ['delivered', 'dead', 'unsubscribed'];
 
 /**
  * Deletes the rows past their retention (docs/webhooks.md#retention), whether or not this instance
@@ -43,7 +20,7 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
   private readonly logger = new Logger('Webhooks');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
   ) {
     super();
@@ -59,10 +36,14 @@ export class WebhookOutboxCleanup extends PeriodicTask implements OnApplicationB
 
   /** Answers how many rows it deleted; shutdown stops it between batches. */
   async deleteExpired(): Promise<number> {
-    const pool = rawQueries(this.dataSource);
     let deleted = 0;
-    for (const text of DELETE_BATCHES) {
-      deleted += await inBatches(pool, text, [this.config.retentionMs], CLEANUP_BATCH, () => this.stopped);
+    // `SKIP LOCKED`: every instance runs this at once without waiting for the others, or for a re-queue.
+    for (const status of FINISHED) {
+      deleted += await inBatches(
+        CLEANUP_BATCH,
+        (size) => this.deliveries.deleteFinished(status, this.config.retentionMs, size),
+        () => this.stopped,
+      );
     }
     return deleted;
   }

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
-import { rawQueries } from '../database/raw-query.js';
 import { Metrics } from '../metrics/metrics.js';
+import { type BacklogRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { subscriberGauge } from './webhook-delivery-metrics.js';
 import { describeError, subscriberLabel } from './webhook-subscribers.js';
 
@@ -13,25 +13,6 @@ interface Backlog {
   readonly unsubscribed: number;
   readonly oldestPendingAgeSeconds: number;
 }
-
-interface BacklogRow {
-  readonly subscriber: string;
-  readonly status: 'pending' | 'dead' | 'unsubscribed';
-  readonly count: number;
-  readonly oldest_age_seconds: number | null;
-}
-
-/** Each status is counted through its own partial index: never the delivered rows, however many. */
-const OUTBOX_STATE_SQL = `
-  SELECT subscriber, 'pending' AS status, count(*)::float8 AS count,
-         extract(epoch FROM now() - min(created_at))::float8 AS oldest_age_seconds
-  FROM webhook_deliveries WHERE status = 'pending' GROUP BY subscriber
-  UNION ALL
-  SELECT subscriber, 'dead', count(*)::float8, NULL
-  FROM webhook_deliveries WHERE status = 'dead' GROUP BY subscriber
-  UNION ALL
-  SELECT subscriber, 'unsubscribed', count(*)::float8, NULL
-  FROM webhook_deliveries WHERE status = 'unsubscribed' GROUP BY subscriber`;
 
 /** `/metrics` may be public (on the API's port outside production): a call must not cost a statement each. */
 export const OUTBOX_METRICS_CACHE_MS = 1_000;
@@ -50,6 +31,7 @@ export class WebhookOutboxMetrics {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly deliveries: WebhookDeliveriesRepository,
     @Inject(webhookConfig.KEY) config: WebhookConfig,
     metrics: Metrics,
   ) {
@@ -94,7 +76,7 @@ export class WebhookOutboxMetrics {
     }
     let rows: BacklogRow[];
     try {
-      ({ rows } = await rawQueries(this.dataSource).query<BacklogRow>({ text: OUTBOX_STATE_SQL }));
+      rows = await this.deliveries.backlog();
     } catch (error) {
       this.logger.warn(`Could not read the outbox for the metrics: ${describeError(error)}`);
       return unknown();
@@ -111,7 +93,7 @@ export class WebhookOutboxMetrics {
           ? {
               ...backlog,
               pending: backlog.pending + row.count,
-              oldestPendingAgeSeconds: Math.max(backlog.oldestPendingAgeSeconds, row.oldest_age_seconds ?? 0),
+              oldestPendingAgeSeconds: Math.max(backlog.oldestPendingAgeSeconds, row.oldestAgeSeconds),
             }
           : { ...backlog, [row.status]: backlog[row.status] + row.count },
       );

@@ -12,7 +12,7 @@ import {
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { stringifyJson } from '../http/json.js';
 import { traceparentOf } from '../tracing/trace-context.js';
-import { WebhookDelivery } from './webhook-delivery.entity.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 
 /** `<resource>.<event>` in lower case, at most the column's size: safe in a header and a metric label. */
@@ -40,6 +40,7 @@ export class WebhookOutbox implements EntitySubscriberInterface {
   constructor(
     @Inject(webhookConfig.KEY) private readonly config: WebhookConfig,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly deliveries: WebhookDeliveriesRepository,
     dataSource: DataSource,
   ) {
     // A TypeORM subscriber, the way Nest's TypeORM recipe registers one: told of every commit.
@@ -81,13 +82,7 @@ export class WebhookOutbox implements EntitySubscriberInterface {
         traceparent,
       }));
     });
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(WebhookDelivery)
-      .values(rows)
-      .updateEntity(false)
-      .execute();
+    await this.deliveries.record(manager, rows);
     const transaction = manager.queryRunner;
     if (transaction?.isTransactionActive) {
       transaction.data[RECORDED_EVENTS] = true;

@@ -9,7 +9,8 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 
-import { type ClaimedDelivery, sendWebhook } from './webhook-sender.js';
+import type { ClaimedDelivery } from './webhook-deliveries.repository.js';
+import { sendWebhook } from './webhook-sender.js';
 import { parseSubscriber } from './webhook-subscribers.js';
 
 const PASSWORD = 'pa55-in-the-url';
@@ -17,8 +18,8 @@ const QUERY_SECRET = 'token-in-the-query';
 
 const delivery: ClaimedDelivery = {
   id: '1',
-  event_id: '5f0c8a9e-2d1b-4c8e-9a51-0f6f3f2b7c11',
-  event_type: 'plant.created',
+  eventId: '5f0c8a9e-2d1b-4c8e-9a51-0f6f3f2b7c11',
+  eventType: 'plant.created',
   subscriber: 'unused here',
   payload: '{"id":1,"name":"Fern"}',
   attempts: 1,

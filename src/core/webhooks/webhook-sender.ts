@@ -9,17 +9,8 @@ import {
   WEBHOOK_SIGNATURE_HEADER,
   WEBHOOK_TIMESTAMP_HEADER,
 } from './webhook-signature.js';
+import type { ClaimedDelivery } from './webhook-deliveries.repository.js';
 import { describeError } from './webhook-subscribers.js';
-
-export interface ClaimedDelivery {
-  readonly id: string;
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly subscriber: string;
-  readonly payload: string;
-  readonly attempts: number;
-  readonly traceparent: string | null;
-}
 
 export interface Attempt {
   /** Without credentials: those are in `authorization`. */
@@ -42,13 +33,13 @@ export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promis
     'url.full': attempt.label,
     'server.address': target?.hostname,
     'server.port': target ? Number(target.port) || (target.protocol === 'https:' ? 443 : 80) : undefined,
-    'webhook.event.id': delivery.event_id,
-    'webhook.event.type': delivery.event_type,
+    'webhook.event.id': delivery.eventId,
+    'webhook.event.type': delivery.eventType,
     'webhook.attempt': delivery.attempts,
   };
   const producer = spanContextOf(delivery.traceparent);
   return tracer.startActiveSpan(
-    `webhook ${delivery.event_type}`,
+    `webhook ${delivery.eventType}`,
     { kind: SpanKind.CLIENT, attributes, links: producer ? [{ context: producer }] : [] },
     async (span) => {
       let failure: string | undefined;
@@ -56,15 +47,15 @@ export function sendWebhook(delivery: ClaimedDelivery, attempt: Attempt): Promis
         const timestamp = Math.floor(Date.now() / 1000);
         const headers: Record<string, string> = {
           'Content-Type': 'application/json',
-          [WEBHOOK_ID_HEADER]: delivery.event_id,
+          [WEBHOOK_ID_HEADER]: delivery.eventId,
           [WEBHOOK_TIMESTAMP_HEADER]: String(timestamp),
           [WEBHOOK_SIGNATURE_HEADER]: signWebhook(
             attempt.signingKeys,
-            delivery.event_id,
+            delivery.eventId,
             timestamp,
             delivery.payload,
           ),
-          [WEBHOOK_EVENT_TYPE_HEADER]: delivery.event_type,
+          [WEBHOOK_EVENT_TYPE_HEADER]: delivery.eventType,
           ...(attempt.authorization && { Authorization: attempt.authorization }),
         };
         propagation.inject(context.active(), headers);
