@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,19 +13,28 @@ export const UPDATE_SQL_SNAPSHOTS = 'UPDATE_SQL_SNAPSHOTS';
 /**
  * Records the statements TypeORM sends on behalf of requests (those with a
  * request id: not migrations, not the webhook dispatcher's background work),
- * as a TypeORM subscriber sees them, one line each.
+ * and those of work run `during()` a recording, as a TypeORM subscriber sees
+ * them, one line each.
  */
 export class SqlRecorder implements EntitySubscriberInterface {
   private statements: string[] = [];
+  private readonly recording = new AsyncLocalStorage<true>();
 
   constructor(dataSource: DataSource) {
     dataSource.subscribers.push(this);
   }
 
   beforeQuery({ query }: BeforeQueryEvent): void {
-    if (requestLogFields().reqId !== undefined) {
+    if (requestLogFields().reqId !== undefined || this.recording.getStore()) {
       this.statements.push(query.replace(/\s+/g, ' ').trim());
     }
+  }
+
+  /** The statements `work` sent, on no request's behalf; the background work's are left out. */
+  async during(work: () => Promise<unknown>): Promise<string[]> {
+    this.take();
+    await this.recording.run(true, work);
+    return this.take();
   }
 
   /** The statements recorded since the last call. */
@@ -35,6 +45,17 @@ export class SqlRecorder implements EntitySubscriberInterface {
   }
 }
 
+/** What a record holds, and the test that writes it. */
+export interface SqlRecordHeading {
+  readonly statements: string;
+  readonly test: string;
+}
+
+const REQUESTS: SqlRecordHeading = {
+  statements: 'The statements each request sends to PostgreSQL',
+  test: 'test/sql-record.e2e-spec.ts',
+};
+
 /**
  * A record file, `-- <what the request was>` then its statements, compared
  * with the stored one; with `UPDATE_SQL_SNAPSHOTS=1`, written first.
@@ -42,10 +63,11 @@ export class SqlRecorder implements EntitySubscriberInterface {
 export async function sqlRecord(
   file: URL,
   sections: ReadonlyArray<readonly [request: string, statements: readonly string[]]>,
+  heading: SqlRecordHeading = REQUESTS,
 ): Promise<{ stored: string | undefined; recorded: string }> {
   const recorded = [
-    '-- The statements each request sends to PostgreSQL, recorded by test/sql-record.e2e-spec.ts: do not edit.',
-    `-- ${UPDATE_SQL_SNAPSHOTS}=1 npm run test:e2e -- test/sql-record.e2e-spec.ts rewrites this file.`,
+    `-- ${heading.statements}, recorded by ${heading.test}: do not edit.`,
+    `-- ${UPDATE_SQL_SNAPSHOTS}=1 npm run test:e2e -- ${heading.test} rewrites this file.`,
     ...sections.map(([request, statements]) =>
       ['', `-- ${request}`, ...statements.map((statement) => `${statement};`)].join('\n'),
     ),
