@@ -9,22 +9,26 @@ import {
   unprivileged,
   workFolder,
 } from './support/debian-postgres.js';
+import { eventually } from './support/eventually.js';
 import { AUTH } from './support/factories.js';
 import { describeWith, POSTGRES_15 } from './support/system-packages.js';
+import { WebhookReceiver, webhookSecret } from './support/webhook-receiver.js';
 
 const DATABASE = 'plant_store_test';
 
 /**
  * A primary and a streaming hot standby of it (`pg_basebackup -R`), both
  * Debian's PostgreSQL 15, with DATABASE_REPLICA_URLS naming the standby:
- * reads by id and pages go to it, everything else to the primary, and when
- * it stops answering, reads go to the primary without an error.
+ * reads by id and pages go to it, everything else to the primary (the webhook
+ * outbox's claims and writes too), and when it stops answering, reads go to
+ * the primary without an error.
  */
 describeWith([POSTGRES_15])('read replicas', () => {
   let folder: string;
   let primary: DebianPostgres;
   let standby: DebianPostgres;
   let testApp: TestApp;
+  const receiver = new WebhookReceiver();
 
   const api = () => request(testApp.server);
   /** Stops the standby applying what the primary writes: what it serves stays as it is. */
@@ -50,7 +54,9 @@ describeWith([POSTGRES_15])('read replicas', () => {
     primary = await startDebianPostgres({ folder, name: 'primary' });
     await primary.query(`CREATE DATABASE ${DATABASE}`);
     standby = await startDebianPostgres({ folder, name: 'standby', standbyOf: primary });
+    await receiver.start();
     testApp = await startTestApp({
+      ...receiver.serviceEnv(webhookSecret()),
       DATABASE_URL: primary.url(DATABASE),
       DATABASE_REPLICA_URLS: standby.url(DATABASE),
       DATABASE_REPLICA_RETRY_MS: '1000',
@@ -62,6 +68,7 @@ describeWith([POSTGRES_15])('read replicas', () => {
     await closeAll(
       () => testApp?.close(),
       () => folder && removeServers(folder, standby, primary),
+      () => receiver.stop(),
     );
   });
 
@@ -86,6 +93,19 @@ describeWith([POSTGRES_15])('read replicas', () => {
       expect(patched.body).toStrictEqual({ id: 2, name: 'Moss', tag: 'bryophyte' });
       await api().delete('/plants/1').set(AUTH).set('If-Match', '"1"').expect(204);
       await api().get('/plants/1').set(AUTH).expect(200);
+      // The outbox is claimed and marked on the primary: the standby has none of these events.
+      const delivered = async () =>
+        (
+          await primary.query<{ status: string }>(
+            'SELECT status FROM webhook_deliveries ORDER BY id',
+            DATABASE,
+          )
+        ).map(({ status }) => status);
+      await eventually(async () => (await delivered()).length === 4);
+      await eventually(async () => (await delivered()).every((status) => status === 'delivered'));
+      expect(
+        receiver.received.map((delivery) => delivery.headers['webhook-event-type']).sort(),
+      ).toStrictEqual(['plant.created', 'plant.created', 'plant.deleted', 'plant.updated']);
     } finally {
       await resumeReplay();
     }

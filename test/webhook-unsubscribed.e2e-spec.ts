@@ -113,6 +113,11 @@ describe('a subscriber removed from WEBHOOK_URLS', () => {
       );
       expect(result.code).toBe(0);
       await eventually(() => removed.received.length === 3, 10_000);
+      // Each is marked delivered once its answer is in.
+      await eventually(
+        async () => (await statusesOf(again, removed)).every((status) => status === 'delivered'),
+        10_000,
+      );
       await expect(statusesOf(again, removed)).resolves.toStrictEqual(Array(3).fill('delivered'));
       await expect(statusesOf(again, kept)).resolves.toStrictEqual(Array(4).fill('delivered'));
     } finally {
