@@ -1,5 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import { ModulesContainer, NestFactory } from '@nestjs/core';
+import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import type { Logger } from 'pino';
@@ -87,7 +87,7 @@ export async function createApp({
       maxAge: 600,
     });
   }
-  app.use(jsonBodyParser(new AllowedMethods(app.get(ModulesContainer))));
+  app.use(jsonBodyParser(app.get(AllowedMethods)));
 
   if (http.docsEnabled) {
     setUpOpenApi(app);

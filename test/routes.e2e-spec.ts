@@ -1,5 +1,8 @@
+import { jest } from '@jest/globals';
 import request from 'supertest';
 
+import { AllowedMethods } from '../src/core/http/allowed-methods.js';
+import { DeclaredRoutes } from '../src/core/http/declared-routes.js';
 import { type TestApp, useTestApp } from './support/app.js';
 import { declaredRoutes } from './support/routes.js';
 
@@ -81,5 +84,31 @@ describe('route inventory', () => {
 
   it('declares no public route that the application does not have', () => {
     expect([...PUBLIC_ROUTES].filter((route) => !routes.includes(route))).toStrictEqual([]);
+  });
+});
+
+describe('the methods each path allows', () => {
+  const testApp = useTestApp();
+
+  it('are read from the routes once, for both the JSON body parser and the exception filter', async () => {
+    const read = jest.spyOn(DeclaredRoutes.prototype, 'all');
+    const asked = jest.spyOn(testApp.app.get(AllowedMethods), 'for');
+    try {
+      // A body the parser refuses, where no route is: it asks whether the path has the method, and
+      // the filter asks again for the 404.
+      await request(testApp.server)
+        .post('/nowhere')
+        .set('Content-Type', 'application/json')
+        .send('{"id": 1,')
+        .expect(404);
+      // A path that has other methods: the filter asks which, for 405 and Allow.
+      await request(testApp.server).put('/plants').expect(405);
+
+      expect(asked).toHaveBeenCalledTimes(3);
+      expect(read).toHaveBeenCalledTimes(1);
+    } finally {
+      read.mockRestore();
+      asked.mockRestore();
+    }
   });
 });

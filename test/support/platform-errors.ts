@@ -1,8 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
 
 import { requiredScopesOf } from '../../src/core/auth/scopes.js';
-import { declaredRoutes } from '../../src/core/http/declared-routes.js';
+import { DeclaredRoutes } from '../../src/core/http/declared-routes.js';
 
 type Document = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed OpenAPI document
 
@@ -28,7 +27,7 @@ const OPERATION_METHODS = [
  */
 export function scopesByOperation(app: INestApplication): Map<string, string> {
   const scopes = new Map<string, string>();
-  for (const { controller, handler, method, path } of declaredRoutes(app.get(ModulesContainer))) {
+  for (const { controller, handler, method, path } of app.get(DeclaredRoutes).all()) {
     const [scope] = requiredScopesOf(controller, handler);
     if (scope) {
       scopes.set(`${method} ${path.replace(/:(\w+)/g, '{$1}')}`, scope);

@@ -1,11 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
 
-import { declaredRoutes as routesOf } from '../../src/core/http/declared-routes.js';
+import { DeclaredRoutes } from '../../src/core/http/declared-routes.js';
 
 /** Every route the application's controllers declare, as `METHOD /path`, sorted. */
 export function declaredRoutes(app: INestApplication): string[] {
   return [
-    ...new Set(routesOf(app.get(ModulesContainer)).map(({ method, path }) => `${method} ${path}`)),
+    ...new Set(
+      app
+        .get(DeclaredRoutes)
+        .all()
+        .map(({ method, path }) => `${method} ${path}`),
+    ),
   ].sort();
 }

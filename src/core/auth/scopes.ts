@@ -1,5 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+
+import { declaredMethod, declaredPaths, type MetadataTarget } from '../http/route-metadata.js';
 
 /** `<resource>:read` or `<resource>:write`; static tokens carry every scope, JWTs their `scope`/`scp`. */
 export type Scope = `${string}:${string}`;
@@ -27,19 +28,20 @@ const REPLYING_CHANGES = new Set([RequestMethod.PATCH, RequestMethod.PUT]);
  * anything else, and both for `PATCH` and `PUT`, the resource being the controller path's first
  * segment; none outside a resource.
  */
-export function requiredScopesOf(controller: object, handler: object): readonly Scope[] {
+export function requiredScopesOf(controller: MetadataTarget, handler: MetadataTarget): readonly Scope[] {
   const named =
     (Reflect.getMetadata(REQUIRED_SCOPES_KEY, handler) as Scope[] | undefined) ??
     (Reflect.getMetadata(REQUIRED_SCOPES_KEY, controller) as Scope[] | undefined);
   if (named) {
     return named;
   }
-  const path = Reflect.getMetadata(PATH_METADATA, controller) as string | string[] | undefined;
-  const resource = (Array.isArray(path) ? path[0] : path)?.split('/').find((segment) => segment.length > 0);
+  const resource = declaredPaths(controller)?.[0]
+    ?.split('/')
+    .find((segment) => segment.length > 0);
   if (!resource || resource.startsWith(':')) {
     return [];
   }
-  const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+  const method = declaredMethod(handler);
   if (method !== undefined && READING_METHODS.has(method)) {
     return [`${resource}:read`];
   }

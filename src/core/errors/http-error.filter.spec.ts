@@ -13,9 +13,12 @@ import {
   ParseUUIDPipe,
   type PipeTransform,
 } from '@nestjs/common';
-import type { ModulesContainer } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
+import { Test } from '@nestjs/testing';
 import type { Request, Response } from 'express';
 
+import { AllowedMethods } from '../http/allowed-methods.js';
+import { DeclaredRoutes } from '../http/declared-routes.js';
 import { PlantIdTakenError } from '../../plants/plant.errors.js';
 import { OverloadedError, ServiceUnavailableError } from './domain-error.js';
 import { HttpErrorFilter } from './http-error.filter.js';
@@ -63,12 +66,16 @@ describe('HttpErrorFilter', () => {
     @Post()
     create(): void {}
   }
-  // The one module of an application that declares POST /plants.
-  const filter = new HttpErrorFilter(
-    new Map([
-      ['plants', { controllers: new Map([[PlantRoutes, { metatype: PlantRoutes }]]) }],
-    ]) as unknown as ModulesContainer,
-  );
+  // An application whose one route is POST /plants.
+  let filter: HttpErrorFilter;
+  beforeAll(async () => {
+    const app = await Test.createTestingModule({
+      imports: [DiscoveryModule],
+      controllers: [PlantRoutes],
+      providers: [DeclaredRoutes, AllowedMethods, HttpErrorFilter],
+    }).compile();
+    filter = app.get(HttpErrorFilter);
+  });
 
   const logged = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
   const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);

@@ -6,7 +6,6 @@ import {
   Logger,
   NotFoundException,
 } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
 import type { Request, Response } from 'express';
 
 import { AllowedMethods } from '../http/allowed-methods.js';
@@ -18,9 +17,8 @@ import { HttpExceptionWithHeaders, toFailureResponse } from './error-status.js';
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger(HttpErrorFilter.name);
-  private allowedMethods?: AllowedMethods;
 
-  constructor(private readonly modules: ModulesContainer) {}
+  constructor(private readonly allowedMethods: AllowedMethods) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -58,7 +56,6 @@ export class HttpErrorFilter implements ExceptionFilter {
     if (!(exception instanceof NotFoundException) || request.route) {
       return undefined;
     }
-    this.allowedMethods ??= new AllowedMethods(this.modules);
     const allowed = this.allowedMethods.for(request.path);
     if (allowed.length === 0) {
       return undefined;

@@ -1,16 +1,17 @@
-import type { ModulesContainer } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import { match } from 'path-to-regexp';
 
-import { declaredRoutes } from './declared-routes.js';
+import { DeclaredRoutes } from './declared-routes.js';
 
 /** Tells 404 from 405 with `Allow`; built on first use, once every module is loaded. */
+@Injectable()
 export class AllowedMethods {
   private routes?: ReadonlyArray<{ readonly matches: (path: string) => boolean; readonly method: string }>;
 
-  constructor(private readonly modules: ModulesContainer) {}
+  constructor(private readonly declared: DeclaredRoutes) {}
 
   for(path: string): string[] {
-    this.routes ??= declaredRoutes(this.modules).map(({ path: pattern, method }) => {
+    this.routes ??= this.declared.all().map(({ path: pattern, method }) => {
       // Case-sensitive, as the router is (see createApp).
       const matcher = match(pattern, { decode: false, sensitive: true });
       return { matches: (candidate: string) => matcher(candidate) !== false, method };

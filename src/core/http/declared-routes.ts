@@ -1,35 +1,42 @@
-import { RequestMethod, type Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, type ModulesContainer } from '@nestjs/core';
+import { Injectable, RequestMethod, type Type } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+
+import { declaredMethod, declaredPaths, type MetadataTarget } from './route-metadata.js';
 
 export interface DeclaredRoute {
   readonly controller: Type;
-  readonly handler: object;
+  readonly handler: MetadataTarget;
   /** `POST`, `GET`, … */
   readonly method: string;
   /** The full pattern, `/plants/:id`. */
   readonly path: string;
 }
 
-/** Read from the controllers' metadata, the source Nest's router is built from. */
-export function declaredRoutes(modules: ModulesContainer): DeclaredRoute[] {
-  const scanner = new MetadataScanner();
-  const routes: DeclaredRoute[] = [];
-  for (const module of modules.values()) {
-    for (const { metatype } of module.controllers.values()) {
+/** The routes the application's controllers declare, found through Nest's `DiscoveryService`. */
+@Injectable()
+export class DeclaredRoutes {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+  ) {}
+
+  /** Read from the controllers' metadata, the source Nest's router is built from. */
+  all(): DeclaredRoute[] {
+    const routes: DeclaredRoute[] = [];
+    for (const { metatype } of this.discovery.getControllers()) {
       if (!metatype) {
         continue;
       }
       const controller = metatype as Type;
-      const prototype = controller.prototype as Record<string, unknown>;
-      for (const name of scanner.getAllMethodNames(prototype)) {
-        const handler = prototype[name] as object;
-        const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
+      const prototype = controller.prototype as Record<string, MetadataTarget>;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name];
+        const method = declaredMethod(handler);
         if (method === undefined) {
           continue;
         }
-        for (const prefix of pathsOf(Reflect.getMetadata(PATH_METADATA, controller))) {
-          for (const path of pathsOf(Reflect.getMetadata(PATH_METADATA, handler))) {
+        for (const prefix of declaredPaths(controller) ?? ['/']) {
+          for (const path of declaredPaths(handler) ?? ['/']) {
             routes.push({
               controller,
               handler,
@@ -40,15 +47,8 @@ export function declaredRoutes(modules: ModulesContainer): DeclaredRoute[] {
         }
       }
     }
+    return routes;
   }
-  return routes;
-}
-
-function pathsOf(metadata: unknown): string[] {
-  if (Array.isArray(metadata)) {
-    return metadata.map(String);
-  }
-  return [typeof metadata === 'string' ? metadata : '/'];
 }
 
 function joinPaths(prefix: string, path: string): string {

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 
 import { HttpListeners } from './http-listeners.js';
+import { RoutesModule } from './routes.module.js';
 
 @Global()
-@Module({ providers: [HttpListeners], exports: [HttpListeners] })
+@Module({ imports: [RoutesModule], providers: [HttpListeners], exports: [HttpListeners] })
 export class HttpModule {}

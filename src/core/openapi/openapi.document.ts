@@ -1,5 +1,4 @@
 import { HttpStatus, type INestApplication } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
 import {
   DocumentBuilder,
   type OpenAPIObject,
@@ -23,7 +22,7 @@ import { httpConfig, HttpEnvironment, publicUrlOf, type HttpConfig } from '../co
 import { MAX_WEBHOOK_KEYS } from '../config/webhook.config.js';
 import { errorResponseObject, GUARDED_ERROR_STATUSES } from '../errors/api-error-responses.decorator.js';
 import { ErrorDto } from '../errors/error.dto.js';
-import { declaredRoutes } from '../http/declared-routes.js';
+import { DeclaredRoutes } from '../http/declared-routes.js';
 import { API_TAG_DESCRIPTION_KEY } from './api-resource.decorator.js';
 import { ETAG_HEADER, ETAG_RESPONSE_KEY, LAST_MODIFIED_HEADER } from './conditional.decorator.js';
 import { boundIntegers } from './integer-bounds.js';
@@ -282,7 +281,7 @@ function inventory(app: INestApplication): {
   const scopes = new Set<Scope>();
   const guarded: GuardedRoute[] = [];
   const tagged: Array<{ method: string; path: string }> = [];
-  for (const { controller, handler, method, path } of declaredRoutes(app.get(ModulesContainer))) {
+  for (const { controller, handler, method, path } of app.get(DeclaredRoutes).all()) {
     if (Reflect.getMetadata(ETAG_RESPONSE_KEY, handler) === true) {
       tagged.push({ method, path });
     }
