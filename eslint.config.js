@@ -32,7 +32,7 @@ export default tseslint.config(
   },
   {
     // A library's public API only: what a minor release may change without notice is not ours to use.
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.ts', 'test/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -43,12 +43,19 @@ export default tseslint.config(
               message: "A package's build folders are not its API: import what the package exports.",
             },
             {
-              regex: '^@nestjs/core/.+',
-              message: "@nestjs/core's folders are its internals: import from '@nestjs/core'.",
+              // '@nestjs/common/constants.js', '@nestjs/common/internal', '@nestjs/core/router/…'.
+              regex: '^@nestjs/[^/]+/.+',
+              message:
+                "A Nest package's API is its root ('@nestjs/common', '@nestjs/core'); its files and its 'internal' entry are not.",
             },
           ],
         },
       ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: {
       'no-restricted-syntax': [
         'error',
         {
