@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
 
-import { ModulesContainer } from '@nestjs/core';
 import request from 'supertest';
 import { DataSource, QueryResult, type QueryRunner } from 'typeorm';
 
 import { requiredScopesOf } from '../src/core/auth/scopes.js';
 import { discoverMigrations } from '../src/core/database/migration-discovery.js';
-import { declaredRoutes } from '../src/core/http/declared-routes.js';
+import { DeclaredRoutes } from '../src/core/http/declared-routes.js';
 import { startTestApp, type TestApp } from './support/app.js';
 import { FixtureGardensModule } from './fixtures/gardens/gardens.module.js';
 import { FixtureOrdersModule } from './fixtures/orders/orders.module.js';
@@ -29,7 +28,7 @@ async function namesOf(testApp: TestApp): Promise<Names> {
   const operations = Object.values(document.paths as Record<string, Record<string, Document>>).flatMap(
     (pathItem) => Object.values(pathItem),
   );
-  const routes = declaredRoutes(testApp.app.get(ModulesContainer));
+  const routes = testApp.app.get(DeclaredRoutes).all();
   return {
     paths: new Set(Object.keys(document.paths as Document)),
     tags: new Set((document.tags as Array<{ name: string }>).map(({ name }) => name)),

@@ -207,7 +207,8 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': 'https://admin.example',
-      'access-control-allow-headers': 'Authorization,Content-Type,X-Request-Id,If-Match,If-None-Match',
+      'access-control-allow-headers':
+        'Authorization,Content-Type,X-Request-Id,If-Match,If-None-Match,If-Modified-Since,If-Unmodified-Since',
       'access-control-allow-methods': 'GET,POST,PATCH,DELETE',
     });
   });
@@ -227,6 +228,7 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
     expect(allowed.headers['access-control-expose-headers']).toContain('X-Request-Id');
     expect(allowed.headers['access-control-expose-headers']).toContain('ETag');
+    expect(allowed.headers['access-control-expose-headers']).toContain('Last-Modified');
     expect(allowed.headers['access-control-expose-headers']).toContain('RateLimit');
     expect(allowed.headers['ratelimit']).toMatch(/^"token";r=\d+;t=\d+$/);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
