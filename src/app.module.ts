@@ -9,6 +9,7 @@ import { appConfig } from './core/config/app.config.js';
 import { authConfig } from './core/config/auth.config.js';
 import { databaseConfig } from './core/config/database.config.js';
 import { httpConfig } from './core/config/http.config.js';
+import { retentionConfig } from './core/config/retention.config.js';
 import { webhookConfig } from './core/config/webhook.config.js';
 import { DatabaseModule } from './core/database/database.module.js';
 import { HttpErrorFilter } from './core/errors/http-error.filter.js';
@@ -19,6 +20,7 @@ import { LifecycleModule } from './core/lifecycle/lifecycle.module.js';
 import { MetricsModule } from './core/metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './core/rate-limit/rate-limit.module.js';
+import { RetentionModule } from './core/retention/retention.module.js';
 import { TokenThrottlerGuard } from './core/rate-limit/token-throttler.guard.js';
 import { HandlerSpanInterceptor } from './core/tracing/handler-span.interceptor.js';
 import { tracingSettings } from './core/tracing/tracing-settings.js';
@@ -30,7 +32,7 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     ConfigModule.forRoot({
       isGlobal: true,
       cache: true,
-      load: [appConfig, databaseConfig, authConfig, httpConfig, webhookConfig],
+      load: [appConfig, databaseConfig, authConfig, httpConfig, webhookConfig, retentionConfig],
       // Tests say everything they need; a developer's .env must not leak into them.
       ignoreEnvFile: process.env.NODE_ENV === 'test',
     }),
@@ -44,6 +46,7 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     HealthModule,
     WebhooksModule,
     AuditModule,
+    RetentionModule,
     PlantsModule,
   ],
   providers: [

@@ -122,7 +122,7 @@ describe('the webhook outbox upkeep', () => {
         .entries()
         .map(
           (entry) =>
-            /^Deleted (\d+) delivered, dead or unsubscribed webhook deliveries/.exec(String(entry.msg))?.[1],
+            /^Removed (\d+) delivered, dead or unsubscribed webhook deliveries/.exec(String(entry.msg))?.[1],
         )
         .filter((count) => count !== undefined)
         .map(Number);

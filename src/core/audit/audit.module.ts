@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditEvent } from './audit-event.entity.js';
 import { AuditEventsController } from './audit-events.controller.js';
 import { AuditEventsService } from './audit-events.service.js';
+import { AuditRetention } from './audit-retention.js';
 
 /**
  * The audit trail: its table, written by `recordAudit` in every change's own transaction, and
@@ -12,6 +13,7 @@ import { AuditEventsService } from './audit-events.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEvent])],
   controllers: [AuditEventsController],
-  providers: [AuditEventsService],
+  providers: [AuditEventsService, AuditRetention],
+  exports: [AuditRetention],
 })
 export class AuditModule {}

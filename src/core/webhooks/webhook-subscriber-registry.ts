@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 
 import { webhookConfig, type WebhookConfig } from '../config/webhook.config.js';
 import { PeriodicTask } from '../lifecycle/periodic-task.js';
-import { inBatches } from './in-batches.js';
+import { inBatches } from '../database/in-batches.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookSubscriberLeasesRepository } from './webhook-subscriber-leases.repository.js';
 import { describeError, subscriberLabel } from './webhook-subscribers.js';

@@ -24,6 +24,6 @@ import { WebhookSubscriberRegistry } from './webhook-subscriber-registry.js';
     WebhookOutboxMetrics,
     WebhookSubscriberRegistry,
   ],
-  exports: [WebhookDispatcher, WebhookOutbox],
+  exports: [WebhookDispatcher, WebhookOutbox, WebhookOutboxCleanup],
 })
 export class WebhooksModule {}
