@@ -17,6 +17,7 @@ import { HealthModule } from './core/health/health.module.js';
 import { HttpModule } from './core/http/http.module.js';
 import { RequestContextModule } from './core/logging/request-context.module.js';
 import { LifecycleModule } from './core/lifecycle/lifecycle.module.js';
+import { ListsModule } from './core/lists/lists.module.js';
 import { MetricsModule } from './core/metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './core/rate-limit/rate-limit.module.js';
@@ -40,6 +41,7 @@ import { ApiValidationPipe } from './core/validation/validation.pipe.js';
     LifecycleModule,
     HttpModule,
     DatabaseModule,
+    ListsModule,
     MetricsModule,
     AuthModule,
     RateLimitModule,

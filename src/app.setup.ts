@@ -72,6 +72,7 @@ export async function createApp({
         'If-None-Match',
         'If-Modified-Since',
         'If-Unmodified-Since',
+        'Prefer',
       ],
       exposedHeaders: [
         'X-Request-Id',
@@ -83,6 +84,8 @@ export async function createApp({
         'Last-Modified',
         'RateLimit',
         'RateLimit-Policy',
+        'Content-Range',
+        'Preference-Applied',
       ],
       maxAge: 600,
     });

@@ -46,6 +46,10 @@ export class DatabaseEnvironment {
   @IntegerVariable(100, 600_000)
   DATABASE_STATEMENT_TIMEOUT_MS = 1_000;
 
+  /** An exact count (`Prefer: count=exact`) past this answers the estimate (docs/api.md#lists). */
+  @IntegerVariable(1, 600_000)
+  LIST_COUNT_TIMEOUT_MS = 1_000;
+
   @IntegerVariable(0, 1_000)
   DATABASE_CONNECT_RETRIES = 10;
 
@@ -76,6 +80,8 @@ export const databaseConfig = registerAs('database', () => {
     embeddedDataDir: env.EMBEDDED_POSTGRES_DIR,
     connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    // No statement outlasts DATABASE_STATEMENT_TIMEOUT_MS: the client gives up on it soon after.
+    listCountTimeoutMs: Math.min(env.LIST_COUNT_TIMEOUT_MS, env.DATABASE_STATEMENT_TIMEOUT_MS),
     /** A transaction left open this long is ended by PostgreSQL, freeing its locks. */
     idleInTransactionTimeoutMs: 5_000,
     connectRetries: env.DATABASE_CONNECT_RETRIES,

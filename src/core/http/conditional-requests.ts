@@ -35,8 +35,8 @@ export interface IfNoneMatch {
 /** `If-Match`, as `updateIfMatch` and `deleteIfMatch` check it: the versions its strong tags name, or `If-Unmodified-Since`. */
 export type IfMatch = IfMatchVersions;
 
-/** A parameter decorator's enhancer that applies a method decorator to the handler. */
-function describedBy(decorator: MethodDecorator): ParameterDecorator {
+/** A parameter decorator's enhancer that applies a method decorator to the handler: how a header documents itself. */
+export function describedBy(decorator: MethodDecorator): ParameterDecorator {
   return (target, key) => {
     if (key !== undefined) {
       decorator(target, key, Object.getOwnPropertyDescriptor(target, key)!);
