@@ -143,15 +143,55 @@ describe('OpenAPI document', () => {
       maxItems: 100,
       items: { $ref: '#/components/schemas/NewPlant' },
     });
-    const link = paths['/plants'].get.responses['200'].headers.Link as Document;
-    expect(link).toMatchObject({ required: false, schema: { type: 'string', maxLength: 4096 } });
-    expect('</plants?limit=20&after=42&tag=aroid>; rel="next"').toMatch(
-      new RegExp(link.schema.pattern as string),
+    const headers = paths['/plants'].get.responses['200'].headers as Document;
+    expect(headers.Link).toMatchObject({
+      required: false,
+      schema: { type: 'string', maxLength: expect.any(Number) },
+    });
+    for (const link of [
+      '</plants?limit=20&after=42&tag=aroid>; rel="next"',
+      '</plants?sort=-name&name%5Bprefix%5D=Mon&cursor=eyJrIjpbXX0>; rel="next"',
+    ]) {
+      expect(link).toMatch(new RegExp(headers.Link.schema.pattern as string));
+    }
+    expect('<https://elsewhere.example/>; rel="next"').not.toMatch(
+      new RegExp(headers.Link.schema.pattern as string),
     );
-    expect('<https://elsewhere.example/>; rel="next"').not.toMatch(new RegExp(link.schema.pattern as string));
-    expect(
-      (paths['/plants'].get.parameters as Document[]).map((parameter) => parameter.name as string).sort(),
-    ).toStrictEqual(['after', 'limit', 'tag']);
+    for (const range of ['0-19/1042', '*/0', '20-39/9223372036854775807']) {
+      expect(range).toMatch(new RegExp(headers['Content-Range'].schema.pattern as string));
+    }
+    expect(headers['Preference-Applied'].schema).toStrictEqual({
+      type: 'string',
+      enum: ['count=exact', 'count=estimated'],
+    });
+    const parameters = paths['/plants'].get.parameters as Document[];
+    // The list's declaration, parameter by parameter (src/plants/dto/list-plants.query.ts), and Prefer.
+    expect(parameters.map((parameter) => `${parameter.in} ${parameter.name}`)).toStrictEqual([
+      'query sort',
+      'query limit',
+      'query cursor',
+      'query after',
+      ...['id', 'name', 'tag'].flatMap((field) =>
+        ['', '[ne]', '[lt]', '[lte]', '[gt]', '[gte]', '[in]']
+          .concat(field === 'id' ? [] : ['[prefix]', '[contains]'])
+          .concat(field === 'tag' ? ['[null]'] : [])
+          .map((operator) => `query ${field}${operator}`),
+      ),
+      'header Prefer',
+    ]);
+    expect(parameters.find((parameter) => parameter.name === 'sort')).toMatchObject({
+      style: 'form',
+      explode: false,
+      schema: { type: 'array', maxItems: 3, items: { enum: ['id', '-id', 'name', '-name', 'tag', '-tag'] } },
+    });
+    expect(parameters.find((parameter) => parameter.name === 'tag[in]')?.schema).toMatchObject({
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', minLength: 1, maxLength: 255 },
+    });
+    expect(parameters.find((parameter) => parameter.name === 'name[contains]')?.schema).toMatchObject({
+      minLength: 3,
+    });
     const limit = (paths['/plants'].get.parameters as Document[]).find(
       (parameter) => parameter.name === 'limit',
     );

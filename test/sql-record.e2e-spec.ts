@@ -1,6 +1,13 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 
+import {
+  encodeListCursor,
+  type ListQuery,
+  listRequest,
+  type SortValue,
+} from '../src/core/lists/list-request.js';
+import { PLANTS_LIST } from '../src/plants/dto/list-plants.query.js';
 import { useTestApp } from './support/app.js';
 import { AUTH } from './support/factories.js';
 import { SqlRecorder, sqlRecord } from './support/sql-record.js';
@@ -8,6 +15,11 @@ import { undeliveredWebhookEnv } from './support/webhook-receiver.js';
 import { FixtureGardensModule } from './fixtures/gardens/gardens.module.js';
 
 type Call = (api: ReturnType<typeof request>) => Promise<unknown>;
+
+/** The cursor of the plants' list page after a row with these sort values. */
+function cursorAfter(query: ListQuery, values: SortValue[]): string {
+  return encodeListCursor(listRequest(PLANTS_LIST, query), values);
+}
 
 /**
  * The SQL each request sends, kept beside its resource for review, as Immich
@@ -52,6 +64,24 @@ describe('the SQL each request sends', () => {
       [
         'GET /plants?limit=20&after=0&tag=pteridophyte',
         (api) => api.get('/plants?limit=20&after=0&tag=pteridophyte').set(AUTH),
+      ],
+      [
+        'GET /plants?sort=-name&name[prefix]=F&tag[ne]=aroid',
+        (api) => api.get('/plants?sort=-name&name[prefix]=F&tag[ne]=aroid').set(AUTH),
+      ],
+      [
+        'GET /plants?after=0&name[contains]=ern with Prefer: count=exact',
+        (api) => api.get('/plants?after=0&name[contains]=ern').set(AUTH).set('Prefer', 'count=exact'),
+      ],
+      [
+        'GET /plants?sort=tag&tag[contains]=ter&cursor=… (its values, then the plants without a tag) with Prefer: count=estimated',
+        (api) =>
+          api
+            .get(
+              `/plants?sort=tag&tag[contains]=ter&cursor=${cursorAfter({ sort: 'tag', 'tag[contains]': 'ter' }, ['aroid', '0'])}`,
+            )
+            .set(AUTH)
+            .set('Prefer', 'count=estimated'),
       ],
       [
         'PATCH /plants/{id} with If-Match',

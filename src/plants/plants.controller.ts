@@ -18,7 +18,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
 
@@ -26,9 +25,11 @@ import type { Int64 } from '../core/common/int64.js';
 import { ApiErrorResponses } from '../core/errors/api-error-responses.decorator.js';
 import { IfMatch, IfNoneMatch, setValidators } from '../core/http/conditional-requests.js';
 import { JSON_MEDIA_TYPE, MERGE_PATCH_MEDIA_TYPE } from '../core/http/json-body.parser.js';
+import { ApiListResponse, sendListHeaders } from '../core/lists/list-response.js';
+import { type CountPreference, PreferCount } from '../core/lists/prefer.js';
 import { ApiResource } from '../core/openapi/api-resource.decorator.js';
 import { ParseInt64Pipe } from '../core/validation/parse-int64.pipe.js';
-import { ListPlantsQueryDto, MAX_PAGE_SIZE } from './dto/list-plants.query.js';
+import { ListPlantsQueryDto, PLANTS_LIST } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto, type StoredPlantView } from './dto/plant.dto.js';
@@ -76,31 +77,25 @@ export class PlantsController {
     operationId: 'listPlants',
     summary: 'List plants',
     description:
-      'Returns the plants in id order, a page at a time. When there are more, the Link header ' +
-      'gives the next page (rel="next"): the same query with `after` set to the last id of this page.',
+      'Returns the plants a page at a time, in id order or as `sort` says, filtered by the parameters ' +
+      'given (all of them), each served by an index. When there are more, the Link header gives the next ' +
+      'page (rel="next"). With `Prefer: count=exact` or `count=estimated`, Content-Range says how many ' +
+      'plants the filters select.',
   })
-  @ApiOkResponse({
-    schema: { type: 'array', maxItems: MAX_PAGE_SIZE, items: { $ref: getSchemaPath(NewPlantDto) } },
+  @ApiListResponse(PLANTS_LIST, {
+    path: '/plants',
+    items: NewPlantDto,
     description: 'A page of plants, each with its id',
-    headers: {
-      Link: {
-        description: 'The next page, when there is one: `</plants?limit=20&after=42>; rel="next"`',
-        required: false,
-        // The longest query: limit, an int64, and a 255-character tag percent-encoded at 12 characters each.
-        schema: { type: 'string', maxLength: 4096, pattern: '^</plants\\?[^>]*>; rel="next"$' },
-      },
-    },
   })
   @ApiErrorResponses(HttpStatus.BAD_REQUEST)
   async list(
     @Query() query: ListPlantsQueryDto,
+    @PreferCount() count: CountPreference | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<StoredPlantView[]> {
-    const page = await this.plants.list(query);
-    if (page.nextAfter !== undefined) {
-      response.setHeader('Link', `<${nextPageUrl(query, page.nextAfter)}>; rel="next"`);
-    }
-    return page.plants.map(plantView);
+    const page = await this.plants.list(query, count);
+    sendListHeaders(response, page);
+    return page.items.map(plantView);
   }
 
   @Get(':id')
@@ -178,17 +173,4 @@ export class PlantsController {
   remove(@Param('id', ParseInt64Pipe) id: Int64, @IfMatch() ifMatch: IfMatch | undefined): Promise<void> {
     return this.plants.remove(id, ifMatch);
   }
-}
-
-/** The next page's address, relative to this service: the same query, after the last id. */
-function nextPageUrl(query: ListPlantsQueryDto, after: string): string {
-  const parameters = new URLSearchParams();
-  if (query.limit !== undefined) {
-    parameters.set('limit', String(query.limit));
-  }
-  parameters.set('after', after);
-  if (query.tag !== undefined) {
-    parameters.set('tag', query.tag);
-  }
-  return `/plants?${parameters.toString()}`;
 }

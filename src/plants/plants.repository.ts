@@ -8,8 +8,10 @@ import { databaseConfig, type DatabaseConfig } from '../core/config/database.con
 import { isDatabaseUnavailableError } from '../core/database/database-errors.js';
 import { withinDeadline } from '../core/database/deadline.js';
 import { checkIfMatch, deleteIfMatch, type IfMatch } from '../core/database/if-match.js';
-import { keysetPage } from '../core/database/keyset-page.js';
 import { ReadReplicas } from '../core/database/read-replicas.js';
+import { type ListPage, ListPages } from '../core/lists/list-pages.js';
+import type { ListRequest } from '../core/lists/list-request.js';
+import type { CountPreference } from '../core/lists/prefer.js';
 import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
 import { BatchLoader } from './batch-loader.js';
 import { Plant } from './plant.entity.js';
@@ -27,19 +29,6 @@ export interface CreateOutcome {
 
 /** The changes of a merge patch: a property left out stays as it is, a `null` removes a nullable one. */
 export type PlantChanges = Partial<Pick<Plant, 'name' | 'tag'>>;
-
-export interface PageQuery {
-  /** Only plants whose id is greater (exact decimal digits). */
-  readonly after?: string;
-  readonly tag?: string;
-  readonly limit: number;
-}
-
-export interface PlantPage {
-  readonly plants: Plant[];
-  /** The `after` of the next page, when there is one. */
-  readonly nextAfter?: string;
-}
 
 /** Fewer batches in flight make larger ones; one that finds the database unavailable fails those waiting. */
 const READS = { inFlight: 4, maxBatchSize: 256, unavailable: isDatabaseUnavailableError };
@@ -66,6 +55,7 @@ export class PlantsRepository {
     @InjectRepository(Plant) private readonly plants: Repository<Plant>,
     private readonly replicas: ReadReplicas,
     private readonly outbox: WebhookOutbox,
+    private readonly lists: ListPages,
     @Inject(databaseConfig.KEY) config: DatabaseConfig,
   ) {
     this.deadlineMs = config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS;
@@ -93,16 +83,12 @@ export class PlantsRepository {
     return this.byId.load(id);
   }
 
-  /** Keyset pagination in id order: an index finds the page's start directly, so a deep page costs no more. */
-  async page({ after, tag, limit }: PageQuery): Promise<PlantPage> {
-    const page = await this.replicas.read((manager) => {
-      const plants = manager.createQueryBuilder(Plant, 'plant');
-      if (tag !== undefined) {
-        plants.where({ tag });
-      }
-      return keysetPage(plants, { orderBy: ['id'], after: after === undefined ? undefined : [after], limit });
-    });
-    return { plants: page.items, nextAfter: page.next?.[0] as string | undefined };
+  /**
+   * A page of the plants' list (dto/list-plants.query.ts), sorted and filtered as asked: keyset pages
+   * from indexes, so a deep page costs no more; counted when the client prefers.
+   */
+  page(request: ListRequest<Plant>, count?: CountPreference): Promise<ListPage<Plant>> {
+    return this.replicas.read((manager) => this.lists.page(manager, request, count));
   }
 
   /** Stores the plant unless its id is taken; resolves once it and its `plant.created` event commit. */

@@ -4,15 +4,18 @@ import { Injectable } from '@nestjs/common';
 
 import { type Int64, int64ToString } from '../core/common/int64.js';
 import type { IfMatch } from '../core/database/if-match.js';
+import type { ListPage } from '../core/lists/list-pages.js';
+import { listRequest } from '../core/lists/list-request.js';
+import type { CountPreference } from '../core/lists/prefer.js';
 import { patchChanges } from '../core/validation/merge-patch.js';
-import { DEFAULT_PAGE_SIZE, type ListPlantsQueryDto } from './dto/list-plants.query.js';
+import { type ListPlantsQueryDto, PLANTS_LIST } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantPatchDto } from './dto/plant-patch.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import type { Plant } from './plant.entity.js';
 import { PlantIdTakenError, PlantNotFoundError } from './plant.errors.js';
 import { PlantsMetrics } from './plants.metrics.js';
-import { type PlantPage, PlantsRepository } from './plants.repository.js';
+import { PlantsRepository } from './plants.repository.js';
 
 @Injectable()
 export class PlantsService {
@@ -42,12 +45,8 @@ export class PlantsService {
     return plant;
   }
 
-  list(query: ListPlantsQueryDto): Promise<PlantPage> {
-    return this.plants.page({
-      after: query.after === undefined ? undefined : int64ToString(query.after),
-      tag: query.tag,
-      limit: query.limit ?? DEFAULT_PAGE_SIZE,
-    });
+  list(query: ListPlantsQueryDto, count?: CountPreference): Promise<ListPage<Plant>> {
+    return this.plants.page(listRequest(PLANTS_LIST, query), count);
   }
 
   /** An empty patch changes nothing, not even the version, and announces nothing. */

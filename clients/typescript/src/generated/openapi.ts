@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * List plants
-         * @description Returns the plants in id order, a page at a time. When there are more, the Link header gives the next page (rel="next"): the same query with `after` set to the last id of this page.
+         * @description Returns the plants a page at a time, in id order or as `sort` says, filtered by the parameters given (all of them), each served by an index. When there are more, the Link header gives the next page (rel="next"). With `Prefer: count=exact` or `count=estimated`, Content-Range says how many plants the filters select.
          */
         get: operations["listPlants"];
         put?: never;
@@ -371,14 +371,71 @@ export interface operations {
     listPlants: {
         parameters: {
             query?: {
+                /** @description The order: comma-separated fields, each ascending, or descending after a `-` (`name,-id`). The id is always the last key, as the tie-breaker; left out, it runs the way of the key before it. In id order unless given. */
+                sort?: ("id" | "-id" | "name" | "-name" | "tag" | "-tag")[];
                 /** @description The maximum number of results to return */
                 limit?: number;
-                /** @description Return the plants whose id is greater than this: the last id of the previous page (see the Link header) */
+                /** @description Where the page starts: the cursor of the Link header (rel="next") of the page before, sent with the same sort and filters (else 400). Opaque. */
+                cursor?: string;
+                /** @description Return the plants whose id is greater than this: the last id of the previous page (see the Link header). In id order only. */
                 after?: bigint;
-                /** @description Only the plants with exactly this tag (tag that specifies the type of the plant) */
+                /** @description Only the plants whose id is this */
+                id?: bigint;
+                /** @description Only the plants whose id is not this */
+                "id[ne]"?: bigint;
+                /** @description Only the plants whose id is less than this */
+                "id[lt]"?: bigint;
+                /** @description Only the plants whose id is this or less */
+                "id[lte]"?: bigint;
+                /** @description Only the plants whose id is greater than this */
+                "id[gt]"?: bigint;
+                /** @description Only the plants whose id is this or greater */
+                "id[gte]"?: bigint;
+                /** @description Only the plants whose id is one of these (repeat the parameter for each, at most 100) */
+                "id[in]"?: bigint[];
+                /** @description Only the plants whose name is this */
+                name?: string;
+                /** @description Only the plants whose name is not this */
+                "name[ne]"?: string;
+                /** @description Only the plants whose name is less than this */
+                "name[lt]"?: string;
+                /** @description Only the plants whose name is this or less */
+                "name[lte]"?: string;
+                /** @description Only the plants whose name is greater than this */
+                "name[gt]"?: string;
+                /** @description Only the plants whose name is this or greater */
+                "name[gte]"?: string;
+                /** @description Only the plants whose name is one of these (repeat the parameter for each, at most 100) */
+                "name[in]"?: string[];
+                /** @description Only the plants whose name starts with this (case-sensitive) */
+                "name[prefix]"?: string;
+                /** @description Only the plants whose name contains this, ignoring case: at least 3 characters */
+                "name[contains]"?: string;
+                /** @description Only the plants whose tag is this */
                 tag?: string;
+                /** @description Only the plants whose tag is not this (those without a tag included) */
+                "tag[ne]"?: string;
+                /** @description Only the plants whose tag is less than this */
+                "tag[lt]"?: string;
+                /** @description Only the plants whose tag is this or less */
+                "tag[lte]"?: string;
+                /** @description Only the plants whose tag is greater than this */
+                "tag[gt]"?: string;
+                /** @description Only the plants whose tag is this or greater */
+                "tag[gte]"?: string;
+                /** @description Only the plants whose tag is one of these (repeat the parameter for each, at most 100) */
+                "tag[in]"?: string[];
+                /** @description Only the plants whose tag starts with this (case-sensitive) */
+                "tag[prefix]"?: string;
+                /** @description Only the plants whose tag contains this, ignoring case: at least 3 characters */
+                "tag[contains]"?: string;
+                /** @description Only the plants without a tag (true), or with one (false) */
+                "tag[null]"?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description RFC 7240 preferences. `count=exact` counts the rows the filters select (Content-Range), falling back to the estimate when counting takes too long; `count=estimated` takes the planner’s estimate, cheap at any size. Others are ignored. The whole request head is at most 16384 bytes */
+                Prefer?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -387,8 +444,12 @@ export interface operations {
             /** @description A page of plants, each with its id */
             200: {
                 headers: {
-                    /** @description The next page, when there is one: `</plants?limit=20&after=42>; rel="next"` */
+                    /** @description The next page, when there is one: the same query and a `cursor` (`</plants?sort=name&cursor=…>; rel="next"`), or, in the default order with equality filters alone, `after` (`</plants?limit=20&after=42>; rel="next"`) */
                     Link?: string;
+                    /** @description With `Prefer: count=…`: the rows of this page among those the filters select, and their number (`0-19/1042`); `*\/1042` for an empty page, or when the page came by `after`, whose position is unknown */
+                    "Content-Range"?: string;
+                    /** @description With `Prefer: count=…`: the count Content-Range gives, `count=estimated` when an exact count took too long */
+                    "Preference-Applied"?: "count=exact" | "count=estimated";
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
