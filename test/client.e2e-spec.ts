@@ -513,6 +513,39 @@ describe('the TypeScript client, against the service', () => {
     ]);
     expect(pages[1][1]).toStrictEqual({ id: BEYOND_DOUBLES, name: `Plant ${BEYOND_DOUBLES}`, tag: 'aroid' });
   });
+
+  it('walks a sorted, filtered list with pages(): sort as one comma-separated list, in repeated, cursors followed', async () => {
+    for (const [id, name, tag] of [
+      [1n, 'Ivy', 'climber'],
+      [2n, 'Fern', 'fern'],
+      [3n, 'Moss', undefined],
+      [4n, 'Fern', 'aroid'],
+      [BEYOND_DOUBLES, 'Aloe', 'succulent'],
+    ] as const) {
+      await client.addPlant({ id, name, ...(tag ? { tag } : {}) });
+    }
+    const sent: string[] = [];
+    const recordQuery = {
+      onRequest: ({ request }: { request: Request }) => void sent.push(new URL(request.url).search),
+    };
+    client.use(recordQuery);
+
+    const pages = await collect(
+      client.pages('/plants', {
+        params: { query: { sort: ['-name', 'id'], 'tag[in]': ['fern', 'aroid', 'succulent'], limit: 2 } },
+      }),
+    );
+    client.eject(recordQuery);
+
+    expect(pages.map((page) => page.map((plant) => plant.id))).toStrictEqual([[2n, 4n], [BEYOND_DOUBLES]]);
+    expect(sent[0]).toBe('?sort=-name%2Cid&tag[in]=fern&tag[in]=aroid&tag[in]=succulent&limit=2');
+    expect(sent[1]).toMatch(/&cursor=[A-Za-z0-9_-]+$/);
+    const { response } = await client.GET('/plants', {
+      params: { query: { 'name[prefix]': 'F' }, header: { Prefer: 'count=exact' } },
+    });
+    expect(response.headers.get('Content-Range')).toBe('0-1/2');
+    expect(response.headers.get('Preference-Applied')).toBe('count=exact');
+  });
 });
 
 describe('a token from a function, against a service that takes expiring JWTs', () => {

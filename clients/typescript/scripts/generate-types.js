@@ -4,6 +4,8 @@
  *   as bigints);
  * - src/generated/int64.ts, where each JSON answer holds int64s, so that the
  *   client reads exactly those as bigints, whatever the operation;
+ * - src/generated/query.ts, the query parameters written as one
+ *   comma-separated list (`sort=name,-id`), which openapi-fetch would repeat;
  * - examples/hey-api/generated/, the client @hey-api/openapi-ts generates
  *   (its fetch client, int64s typed and converted as bigints), which
  *   docs/client.md shows keeping ids exact. It is not committed (.gitignore):
@@ -28,6 +30,7 @@ import ts from 'typescript';
 const DOCUMENT = new URL('../../../openapi.yaml', import.meta.url);
 const TYPES = new URL('../src/generated/openapi.ts', import.meta.url);
 const INT64S = new URL('../src/generated/int64.ts', import.meta.url);
+const QUERY = new URL('../src/generated/query.ts', import.meta.url);
 const HEY_API = fileURLToPath(new URL('../examples/hey-api/generated', import.meta.url));
 const COMMAND = 'npm run generate --workspace @plant-store/client';
 
@@ -192,6 +195,26 @@ export const webhooks: Readonly<Record<string, Int64Shape>> = ${constant(webhook
 `;
 }
 
+/** Each operation's query parameters of `style: form` and `explode: false`: an array sent as `a,b`. */
+async function generateQuery() {
+  const document = load(await readFile(DOCUMENT, 'utf8'));
+  const commaSeparated = {};
+  for (const [path, pathItem] of Object.entries(document.paths ?? {})) {
+    for (const method of METHODS) {
+      const names = [...(pathItem.parameters ?? []), ...(pathItem[method]?.parameters ?? [])]
+        .map((parameter) => resolveRef(document, parameter))
+        .filter((parameter) => parameter.in === 'query' && parameter.explode === false)
+        .map((parameter) => parameter.name);
+      if (pathItem[method] && names.length > 0) {
+        commaSeparated[`${method.toUpperCase()} ${path}`] = names;
+      }
+    }
+  }
+  return `${header('scripts/generate-types.js')}/** The query parameters each operation takes as one comma-separated list (\`sort=name,-id\`). */
+export const commaSeparated: Readonly<Record<string, readonly string[]>> = ${JSON.stringify(commaSeparated, null, 4)};
+`;
+}
+
 /** The client @hey-api/openapi-ts generates, as its files (by path below its folder) hold it. */
 async function generateHeyApi() {
   const scratch = await mkdtemp(join(tmpdir(), 'plant-store-hey-api-'));
@@ -233,6 +256,7 @@ const files = process.argv.includes('--example')
   : [
       [fileURLToPath(TYPES), await generateTypes()],
       [fileURLToPath(INT64S), await generateInt64s()],
+      [fileURLToPath(QUERY), await generateQuery()],
     ];
 const heyApiFiles = check ? new Map() : await generateHeyApi();
 

@@ -4,6 +4,7 @@ import type { HttpMethod } from 'openapi-typescript-helpers';
 import { PlantStoreError } from './errors.js';
 import { responses } from './generated/int64.js';
 import type { paths } from './generated/openapi.js';
+import { commaSeparated } from './generated/query.js';
 import { toInt64, type Int64Input } from './int64.js';
 import { parseJson, stringifyJson } from './json.js';
 import type { Call, Operations, Pages } from './operations.js';
@@ -149,6 +150,7 @@ export function createPlantStoreClient({
       const parseAs = init.parseAs ?? 'json';
       const { data, error, response } = await request(method.toLowerCase() as HttpMethod, path, {
         ...init,
+        params: joinLists(init.params, commaSeparated[`${method} ${path}`]),
         // A call's own fetch is sent the same way: token, timeout, retries.
         fetch: init.fetch === undefined ? undefined : send(init.fetch),
         parseAs: parseAs === 'json' ? 'text' : parseAs,
@@ -260,6 +262,25 @@ function serializeBody(body: unknown, headers?: Headers): string | FormData {
     return new URLSearchParams(body as Record<string, string>).toString();
   }
   return stringifyJson(body);
+}
+
+/**
+ * The query with the lists the document writes comma-separated (`sort=name,-id`) joined so: openapi-fetch
+ * would repeat the parameter for each item.
+ */
+function joinLists(params: Init['params'], names: readonly string[] | undefined): Init['params'] {
+  const query = params?.query;
+  if (query === undefined || names === undefined || !names.some((name) => Array.isArray(query[name]))) {
+    return params;
+  }
+  const joined: Record<string, unknown> = { ...query };
+  for (const name of names) {
+    const value = query[name];
+    if (Array.isArray(value)) {
+      joined[name] = value.join(',');
+    }
+  }
+  return { ...params, query: joined };
 }
 
 /** Where the document says the answer of `method path` with `status` holds int64s. */
