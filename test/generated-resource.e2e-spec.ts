@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 
 import pg from 'pg';
 
+import { truncateAll } from './support/database.js';
 import { TEST_TOKEN } from './support/environment.js';
 import { platformErrorGaps, PLATFORM_ERROR_STATUSES } from './support/platform-errors.js';
 import { killTree } from './support/process-tree.js';
@@ -127,6 +128,16 @@ async function createDatabaseBeside(
   };
 }
 
+/** Empties the copy's tables: an e2e suite empties them before each test, so its last test's rows remain. */
+async function emptyTables(url: string): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url });
+  try {
+    await truncateAll(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
 /** The generator's words: each file it wrote (`CREATE <path> (<size>)`), or would write with --dry-run. */
 function createdFiles(output: string): string[] {
   return [...output.matchAll(/^CREATE (\S+)/gm)].map((match) => match[1]).sort();
@@ -171,13 +182,18 @@ const pages = [];
 for await (const page of client.pages('/${name}', { params: { query: { limit: 1 } } })) {
   pages.push(page);
 }
+const sorted = [];
+for await (const page of client.pages('/${name}', { params: { query: { sort: ['-name'], 'name[prefix]': 'g', limit: 1 } } })) {
+  sorted.push(page);
+}
+const { response: counted } = await client.GET('/${name}', { params: { header: { Prefer: 'count=exact' } } });
 await client.DELETE('/${name}/{id}', { params: { path: { id } } });
 const gone = await client.GET('/${name}/{id}', { params: { path: { id } } }).then(
   () => 'still there',
   (error: { status?: number }) => error.status,
 );
 
-const written = JSON.stringify({ first, second, read: read.data, patched, pages, gone }, (_key, value: unknown) =>
+const written = JSON.stringify({ first, second, read: read.data, patched, pages, sorted, range: counted.headers.get('Content-Range'), gone }, (_key, value: unknown) =>
   typeof value === 'bigint' ? \`\${value}n\` : value,
 );
 process.stdout.write(written);
@@ -348,6 +364,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
 
   it('creates, lists, reads, updates with If-Match and deletes, on PostgreSQL', async () => {
     const { name } = resource;
+    await emptyTables(database!.url);
 
     const created = await call('POST', `/${name}`, { body: '{"name":"g1"}' });
     expect(created.status).toBe(201);
@@ -393,6 +410,7 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
 
   it('is called through @plant-store/client, typed by the document, with no code of the client’s own', async () => {
     const { name } = resource;
+    await emptyTables(database!.url);
     // The generator ran `npm run openapi`, which regenerated the client's types with the resource's operations.
     await runIn(copy, 'npm', ['run', 'build', '--workspace', '@plant-store/client'], { timeoutMs: 120_000 });
     const script = join(copy, 'client-call.mts');
@@ -408,13 +426,18 @@ describe('a resource written by `nest g resource <name> --type rest --crud`, une
       env: { ...process.env, PLANT_STORE_URL: service!.url, PLANT_STORE_TOKEN: TEST_TOKEN },
     });
 
-    const { first, second, read, patched, pages, gone } = JSON.parse(stdout) as Record<string, unknown>;
+    const { first, second, read, patched, pages, sorted, range, gone } = JSON.parse(stdout) as Record<
+      string,
+      unknown
+    >;
     // Ids are int64s: bigints, written here as `<digits>n`.
     expect(first).toStrictEqual({ id: expect.stringMatching(/^\d+n$/), name: 'g1' });
     const id = (first as { id: string }).id;
     expect(read).toStrictEqual(first);
     expect(patched).toStrictEqual({ id, name: 'g1 (renamed)' });
     expect(pages).toStrictEqual([[patched], [second]]);
+    expect(sorted).toStrictEqual([[second], [patched]]);
+    expect(range).toBe('0-1/2');
     expect(gone).toBe(404);
   });
 

@@ -52,7 +52,7 @@ function softDeleteResource(options) {
   return resource({ ...options, type: 'rest', crud: true, softDelete: true });
 }
 
-/** What the templates are named after: `spare-parts` gives `SpareParts`, `SparePart`, `sparePart`, `SPARE_PART`, `spare_parts` (the table), `a spare part`. */
+/** What the templates are named after: `spare-parts` gives `SpareParts`, `SparePart`, `sparePart`, `SPARE_PART`, `SPARE_PARTS`, `spare_parts` (the table), `a spare part`. */
 function resourceNames(options) {
   if (!options.name) {
     throw new Error('Give the resource a name: nest g resource <name>');
@@ -74,6 +74,7 @@ function resourceNames(options) {
     plural: strings.camelize(name),
     camel: strings.camelize(singular),
     CONSTANT: strings.underscore(singular).toUpperCase(),
+    CONSTANTS: strings.underscore(name).toUpperCase(),
     table: strings.underscore(name),
     words: name.replace(/-/g, ' '),
     Words: strings.capitalize(name.replace(/-/g, ' ')),
