@@ -38,7 +38,8 @@
  *                            quarter of the memory), or a size (512MB), or default
  *   --rounds 1               times the whole rotation is run
  *   --late-after 2           seconds after which a request counts as late
- *   --routes create,get,list,patch (also: list-tag, pages of one tag)
+ *   --routes create,get,list,patch (also: list-tag, pages of one tag; list-name-prefix, name-sorted
+ *                            first pages of the names starting "Plant <100..999>", not on the floor)
  *   --targets floor,ceiling,service (also: framework, baseline)
  *   --baseline DIR           the checkout the baseline target runs, built (npm ci and
  *                            npm run build:service in it); naming it adds the target
@@ -87,6 +88,13 @@ const ROUTES = {
     script: 'bench/list.lua',
     method: 'GET',
     tag: 'fern',
+  },
+  'list-name-prefix': {
+    label: 'GET /plants?sort=name&name[prefix]=…',
+    script: 'bench/list-name-prefix.lua',
+    method: 'GET',
+    floor: false,
+    path: (random) => `/plants?sort=name&name%5Bprefix%5D=Plant%20${100 + random(899)}&limit=${PAGE_SIZE}`,
   },
   patch: {
     label: 'PATCH /plants/{id}',
@@ -670,7 +678,9 @@ async function load(base, route, concurrency, seconds) {
           ? (request) => ({ ...request, path: `/plants/${1 + random(PRELOAD - 1)}` })
           : (request) => ({
               ...request,
-              path: `/plants?limit=${PAGE_SIZE}&after=${random(maxAfter)}${tag ? `&tag=${tag}` : ''}`,
+              path:
+                ROUTES[route].path?.(random) ??
+                `/plants?limit=${PAGE_SIZE}&after=${random(maxAfter)}${tag ? `&tag=${tag}` : ''}`,
             });
   const result = await autocannon({
     url: `${base}/plants`,
