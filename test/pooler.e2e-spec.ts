@@ -108,6 +108,31 @@ describeWith([PGBOUNCER])('behind PgBouncer in transaction pooling', () => {
     );
   }, 60_000);
 
+  it('sorts, filters and counts a list through the pooler, page after page by its cursors', async () => {
+    const headers = { Authorization: `Bearer ${TEST_TOKEN}`, Prefer: 'count=exact' };
+    for (const id of [-1, -2, -3, -4, -5]) {
+      await fetch(`${testApp.url}/plants`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id, name: `Listed ${-id}` }),
+      });
+    }
+
+    const names: string[] = [];
+    const ranges: Array<string | null> = [];
+    for (let next: string | undefined = '/plants?sort=-name&name[prefix]=Listed&limit=2'; next;) {
+      const page = await fetch(`${testApp.url}${next}`, { headers });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('preference-applied')).toBe('count=exact');
+      ranges.push(page.headers.get('content-range'));
+      names.push(...((await page.json()) as Array<{ name: string }>).map(({ name }) => name));
+      next = /^<([^>]+)>/.exec(page.headers.get('link') ?? '')?.[1];
+    }
+
+    expect(names).toStrictEqual(['Listed 5', 'Listed 4', 'Listed 3', 'Listed 2', 'Listed 1']);
+    expect(ranges).toStrictEqual(['0-1/5', '2-3/5', '4-4/5']);
+  });
+
   it('is ready, and says so, through the pooler', async () => {
     const ready = await fetch(`${testApp.url}/health/ready`);
     expect(ready.status).toBe(200);

@@ -54,7 +54,7 @@ export function filtered<E extends ObjectLiteral>(
   scope?: ListScope<E>,
 ): SelectQueryBuilder<E> {
   const { list } = request;
-  let query = manager.createQueryBuilder<E>(list.entity as never, list.alias);
+  let query = manager.createQueryBuilder<E>(list.entity, list.alias);
   if (scope) {
     query = scope(query);
   }
