@@ -30,7 +30,8 @@ export async function listRows<E extends ObjectLiteral>(
   const { ranges, parameters } = after === undefined ? FIRST_PAGE : rangesAfter(order, after);
   const items: E[] = [];
   for (const range of ranges) {
-    const query = filtered(manager, request, scope).orderBy(orderByOf(request));
+    // A copy: the query builder keeps the object it is given as its own.
+    const query = filtered(manager, request, scope).orderBy({ ...orderByOf(request) });
     if (range !== '') {
       query.andWhere(range, parameters);
     }

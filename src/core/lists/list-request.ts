@@ -84,10 +84,10 @@ function parseSort<E>(list: ListDeclaration<E>, text: string): SortOrder | strin
   for (const name of text.split(',')) {
     const descending = name.startsWith('-');
     const property = descending ? name.slice(1) : name;
-    const field = list.sortable.find((candidate) => candidate.property === property);
     if (property === '') {
       return 'sort must list fields separated by commas, each after a - to sort it descending: name,-id';
     }
+    const field = list.sortable.find((candidate) => candidate.property === property);
     if (!field) {
       return (
         `sort cannot use ${keyForMessage(property)}: the sortable fields are ` +
