@@ -208,7 +208,7 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     expect(preflight.headers).toMatchObject({
       'access-control-allow-origin': 'https://admin.example',
       'access-control-allow-headers':
-        'Authorization,Content-Type,X-Request-Id,If-Match,If-None-Match,If-Modified-Since,If-Unmodified-Since',
+        'Authorization,Content-Type,X-Request-Id,If-Match,If-None-Match,If-Modified-Since,If-Unmodified-Since,Prefer',
       'access-control-allow-methods': 'GET,POST,PATCH,DELETE',
     });
   });
@@ -230,6 +230,9 @@ describe('CORS, when CORS_ORIGINS lists origins', () => {
     expect(allowed.headers['access-control-expose-headers']).toContain('ETag');
     expect(allowed.headers['access-control-expose-headers']).toContain('Last-Modified');
     expect(allowed.headers['access-control-expose-headers']).toContain('RateLimit');
+    // A list's count (Prefer: count=exact).
+    expect(allowed.headers['access-control-expose-headers']).toContain('Content-Range');
+    expect(allowed.headers['access-control-expose-headers']).toContain('Preference-Applied');
     expect(allowed.headers['ratelimit']).toMatch(/^"token";r=\d+;t=\d+$/);
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
