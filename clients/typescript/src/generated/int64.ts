@@ -7,6 +7,11 @@ import type { Int64Shape } from '../json.js';
 
 /** Where each schema of `components.schemas` holds int64s (those that hold none are left out). */
 export const schemas: Readonly<Record<string, Int64Shape>> = {
+    "AuditEvent": {
+        "properties": {
+            "id": "int64"
+        }
+    },
     "NewPlant": {
         "properties": {
             "id": "int64"
@@ -21,6 +26,13 @@ export const schemas: Readonly<Record<string, Int64Shape>> = {
 
 /** Where the JSON answers hold int64s, by operation (`GET /plants/{id}`) and status. */
 export const responses: Readonly<Record<string, Readonly<Record<string, Int64Shape>>>> = {
+    "GET /audit-events": {
+        "200": {
+            "items": {
+                "ref": "AuditEvent"
+            }
+        }
+    },
     "GET /plants": {
         "200": {
             "items": {

@@ -44,6 +44,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description Returns the changes the audit trail keeps, oldest first, a page at a time: a record’s history with `resource` and `id`, an actor’s with `actor`, those since a time with `since`. When there are more, the Link header gives the next page (rel="next"). Needs the audit:read scope.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/plants": {
         parameters: {
             query?: never;
@@ -207,6 +227,69 @@ export interface components {
              */
             message: string;
         };
+        /** @description One change to one record, as the audit trail keeps it */
+        AuditEvent: {
+            /**
+             * Format: int64
+             * @description The event’s number: events are listed in its order
+             * @example 17
+             */
+            id: bigint;
+            /**
+             * Format: date-time
+             * @description The time of the change’s transaction (RFC 3339)
+             * @example 2026-11-28T10:20:30.123Z
+             */
+            at: string;
+            /**
+             * @description Who made the change: `token:<name>` for a static token (a label when it has no name), `jwt:<sub>` for a JWT, `service:<task>` for the service’s own work (retention)
+             * @example jwt:client-42
+             */
+            actor: string;
+            /**
+             * @description The issuer of the JWT the actor’s subject belongs to
+             * @example https://issuer.example
+             */
+            actorIssuer?: string;
+            /**
+             * @description What was done
+             * @example update
+             * @enum {string}
+             */
+            action: "create" | "update" | "delete" | "restore";
+            /**
+             * @description The resource, as its path names it
+             * @example plants
+             */
+            resource: string;
+            /**
+             * @description The record’s id, as text
+             * @example 10
+             */
+            resourceId: string;
+            /**
+             * @description For an update, each changed field as `{"from": …, "to": …}`; for a create or a restore, the stored fields; for a delete, the fields as they were. A sensitive field is `{"redacted": true}`, never its value
+             * @example {
+             *       "name": {
+             *         "from": "Monstera deliciosa",
+             *         "to": "Monstera adansonii"
+             *       }
+             *     }
+             */
+            changes: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description The `X-Request-Id` of the request that made it
+             * @example 0b9c…
+             */
+            requestId?: string;
+            /**
+             * @description The trace the request was recorded in, when it was
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId?: string;
+        };
         /** @description The payload used to create a plant */
         NewPlant: {
             /**
@@ -352,6 +435,164 @@ export interface operations {
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["NotCounted"];
                     RateLimit: components["headers"]["NotCounted"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 503,
+                     *       "message": "The database is unavailable; retry later"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Only the events of this resource, as its path names it (`plants`); an unknown one is refused */
+                resource?: string;
+                /** @description Only the events of the record with this id (with `resource`) */
+                id?: string;
+                /** @description Only the events of this actor (`token:ci`, `jwt:client-42`) */
+                actor?: string;
+                /** @description Only the events at or after this time (RFC 3339) */
+                since?: string;
+                /** @description The maximum number of results to return */
+                limit?: number;
+                /** @description Return the events after this one: the last id of the previous page (see the Link header) */
+                after?: bigint;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events */
+            200: {
+                headers: {
+                    /** @description The next page, when there is one: `</audit-events?resource=plants&id=10&after=42>; rel="next"` */
+                    Link?: string;
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvent"][];
+                };
+            };
+            /** @description Unexpected error: the request is malformed (missing body, invalid JSON) or breaks a rule of its schema */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description Sent when the request has more than one Authorization header (RFC 6750 `invalid_request`) */
+                    "WWW-Authenticate"?: "Bearer realm=\"plant-store\", error=\"invalid_request\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 400,
+                     *       "message": "name must be a string of 1 to 255 characters that is not only white space, without U+0000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bearer token is missing, malformed, unknown or expired */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    /** @description The bearer challenge (RFC 6750): `error="invalid_token"` when a bearer token was sent */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\"" | "Bearer realm=\"plant-store\", error=\"invalid_token\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 401,
+                     *       "message": "The bearer token is invalid or expired"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The bearer token is valid but lacks the scope this operation needs */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["NotCounted"];
+                    RateLimit: components["headers"]["NotCounted"];
+                    /** @description The bearer challenge (RFC 6750), naming the scope the token lacks */
+                    "WWW-Authenticate": "Bearer realm=\"plant-store\", error=\"insufficient_scope\", scope=\"audit:read\"";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 403,
+                     *       "message": "The bearer token lacks the audit:read scope"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests for the token, or failed authentications from the address; see Retry-After */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description The limit this answer was counted against (draft-ietf-httpapi-ratelimit-headers-10): `q` requests per window of `w` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    "RateLimit-Policy": string;
+                    /** @description What is left of that limit (draft-ietf-httpapi-ratelimit-headers-10): `r` more requests, and the budget is whole again in `t` seconds. Sent with every answer counted against a limit: policy `token` once the request is authenticated and has the scope the operation needs; policy `auth-failures` with a refused bearer token (401, and 429 once the address is locked out). Not sent while that limit is off */
+                    RateLimit: string;
+                    /** @description Seconds until the spent budget allows a request again */
+                    "Retry-After": bigint;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 429,
+                     *       "message": "Too many requests for this token; retry after 12 s"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; details are in the log under the request id */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": 500,
+                     *       "message": "Internal server error"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or the service is overloaded or shutting down; see Retry-After */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
                     [name: string]: unknown;
@@ -789,6 +1030,8 @@ export interface operations {
             header?: {
                 /** @description Entity tags (or `*`) the client holds: when one is the current version, the answer is 304 with no body. The whole request head is at most 16384 bytes (else 431) */
                 "If-None-Match"?: string;
+                /** @description Without If-None-Match: when the record has not changed since this time (its Last-Modified), the answer is 304 with no body. A value that is not an HTTP-date is ignored, as RFC 9110 asks */
+                "If-Modified-Since"?: string;
             };
             path: {
                 /** @description Identification number of the plant */
@@ -803,6 +1046,8 @@ export interface operations {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
                     ETag: string;
+                    /** @description The time of the record's last change, to the second, as an HTTP-date: send it in If-Modified-Since to read the record again only if it changed since, or in If-Unmodified-Since to change it only if it did not */
+                    "Last-Modified"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -812,11 +1057,13 @@ export interface operations {
                     "application/json": components["schemas"]["NewPlant"];
                 };
             };
-            /** @description The record is at a version If-None-Match names: the copy the client holds is current */
+            /** @description The record is at a version If-None-Match names, or unchanged since If-Modified-Since: the copy the client holds is current */
             304: {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
                     ETag: string;
+                    /** @description The time of the record's last change, to the second, as an HTTP-date: send it in If-Modified-Since to read the record again only if it changed since, or in If-Unmodified-Since to change it only if it did not */
+                    "Last-Modified"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -970,6 +1217,8 @@ export interface operations {
             header?: {
                 /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it. The whole request head is at most 16384 bytes (else 431) */
                 "If-Match"?: string;
+                /** @description Without If-Match: change the record only if it has not changed since this time (its Last-Modified); else 412 and nothing changes. A value that is not an HTTP-date is ignored, as RFC 9110 asks */
+                "If-Unmodified-Since"?: string;
             };
             path: {
                 /** @description Identification number of the plant */
@@ -1171,6 +1420,8 @@ export interface operations {
             header?: {
                 /** @description Change the record only if it is at one of these versions (its ETag), or, with `*`, if it exists; else 412 and nothing changes. Required when the service says so (REQUIRE_IF_MATCH): 428 without it. The whole request head is at most 16384 bytes (else 431) */
                 "If-Match"?: string;
+                /** @description Without If-Match: change the record only if it has not changed since this time (its Last-Modified); else 412 and nothing changes. A value that is not an HTTP-date is ignored, as RFC 9110 asks */
+                "If-Unmodified-Since"?: string;
             };
             path: {
                 /** @description Identification number of the plant */
@@ -1191,6 +1442,8 @@ export interface operations {
                 headers: {
                     /** @description The record's version as a strong entity tag (`"3"`): send it in If-None-Match to read it again only if it changed, or in If-Match to change it only if it did not */
                     ETag: string;
+                    /** @description The time of the record's last change, to the second, as an HTTP-date: send it in If-Modified-Since to read the record again only if it changed since, or in If-Unmodified-Since to change it only if it did not */
+                    "Last-Modified"?: string;
                     "X-Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
