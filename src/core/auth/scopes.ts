@@ -1,6 +1,9 @@
 import { RequestMethod } from '@nestjs/common';
+import type { Request } from 'express';
 
 import { declaredMethod, declaredPaths, type MetadataTarget } from '../http/route-metadata.js';
+import { BearerChallenge } from './bearer-challenge.js';
+import './principal.js';
 
 /** `<resource>:read` or `<resource>:write`; static tokens carry every scope, JWTs their `scope`/`scp`. */
 export type Scope = `${string}:${string}`;
@@ -48,4 +51,14 @@ export function requiredScopesOf(controller: MetadataTarget, handler: MetadataTa
   return method !== undefined && REPLYING_CHANGES.has(method)
     ? [`${resource}:read`, `${resource}:write`]
     : [`${resource}:write`];
+}
+
+/**
+ * For a scope a route needs only for some requests (`?deleted=only`, say), checked in its handler: 403
+ * with the challenge naming it, as the guard answers, when the request's principal lacks it.
+ */
+export function requireScope(request: Request, scope: Scope): void {
+  if (!request.principal?.hasScope(scope)) {
+    throw BearerChallenge.insufficientScope(scope);
+  }
 }

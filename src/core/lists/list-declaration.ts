@@ -75,6 +75,11 @@ export class ListDeclaration<E = unknown> {
   readonly defaultLimit: number;
   readonly maxLimit: number;
   readonly maxValues: number;
+  /**
+   * The entity's `@DeleteDateColumn()`, when its deletes are soft: the list then takes `deleted=only`,
+   * the deleted records in place of the others.
+   */
+  readonly deleteDate?: string;
 
   constructor(
     readonly entity: abstract new () => E,
@@ -110,6 +115,7 @@ export class ListDeclaration<E = unknown> {
     }
     this.filters = filters;
     this.fields = fields;
+    this.deleteDate = columnsOf(entity).find((column) => column.mode === 'deleteDate')?.propertyName;
     this.defaultLimit = options.defaultLimit ?? 20;
     this.maxLimit = options.maxLimit ?? 100;
     this.maxValues = options.maxValues ?? 100;

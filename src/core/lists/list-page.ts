@@ -56,6 +56,9 @@ export function filtered<E extends ObjectLiteral>(
 ): SelectQueryBuilder<E> {
   const { list } = request;
   let query = manager.createQueryBuilder<E>(list.entity, list.alias);
+  if (request.deleted && list.deleteDate !== undefined) {
+    query.withDeleted().andWhere(`${list.alias}.${list.deleteDate} IS NOT NULL`);
+  }
   if (scope) {
     query = scope(query);
   }

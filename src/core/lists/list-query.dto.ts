@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import { Transform, type TransformFnParams } from 'class-transformer';
-import { registerDecorator, type ValidationArguments } from 'class-validator';
+import { IsIn, registerDecorator, type ValidationArguments } from 'class-validator';
 
 import { IsInt64, IsIntegerBetween, IsOptionalNotNull, IsText } from '../validation/constraints.js';
 import { integerFromText } from '../validation/query-transforms.js';
@@ -94,6 +94,20 @@ export function ListQueryDto<E>(list: ListDeclaration<E>): Type<ListQuery> {
   );
   for (const parameter of list.filters) {
     declare(parameter.name, ...filterDecorators(list, parameter));
+  }
+  if (list.deleteDate !== undefined) {
+    declare(
+      'deleted',
+      ApiPropertyOptional({
+        type: 'string',
+        enum: ['only'],
+        description:
+          `The deleted ${list.noun}, in place of the others, until retention purges them: ` +
+          'it needs a scope of its own, `<resource>:read-deleted`',
+      }),
+      IsOptionalNotNull(),
+      IsIn(['only'], { message: '$property must be only, or left out' }),
+    );
   }
   return ListQueryDto as Type<ListQuery>;
 }

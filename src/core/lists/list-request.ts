@@ -13,6 +13,8 @@ export interface ListQuery {
   readonly limit?: number;
   readonly cursor?: string;
   readonly after?: Int64;
+  /** Of a soft-deleting resource: its deleted records, in place of the others. */
+  readonly deleted?: 'only';
   readonly [filter: string]: unknown;
 }
 
@@ -55,6 +57,8 @@ export interface ListRequest<E = unknown> {
    */
   readonly links: 'after' | 'cursor';
   readonly query: ListQuery;
+  /** The deleted records of a soft-deleting resource, in place of the others (`deleted=only`). */
+  readonly deleted: boolean;
 }
 
 const orders = new WeakMap<object, Map<string, SortOrder>>();
@@ -135,7 +139,8 @@ export function listRequest<E>(list: ListDeclaration<E>, query: ListQuery): List
     filters.every(({ parameter }) => parameter.operator === 'eq')
       ? 'after'
       : 'cursor';
-  const request = { list, order, filters, limit, links, query } as const;
+  const deleted = query.deleted === 'only';
+  const request = { list, order, filters, limit, links, query, deleted } as const;
   if (query.after !== undefined) {
     if (query.cursor !== undefined) {
       throw new BadRequestException('after and cursor cannot be sent together: send the cursor alone');
@@ -237,10 +242,10 @@ function isSortValue(value: unknown, field: ListField): boolean {
  * A short digest of the sort and the filters (not the limit): a cursor is for the query it came
  * with. The values of `in` count as a set.
  */
-function listDigest(request: Pick<ListRequest, 'order' | 'filters'>): string {
+function listDigest(request: Pick<ListRequest, 'order' | 'filters' | 'deleted'>): string {
   const filters = request.filters.map(({ parameter, value }) => [parameter.name, canonical(value)]);
   return createHash('sha256')
-    .update(JSON.stringify([request.order.text, filters]))
+    .update(JSON.stringify([request.order.text, filters, ...(request.deleted ? ['deleted'] : [])]))
     .digest()
     .subarray(0, 9)
     .toString('base64url');

@@ -86,6 +86,9 @@ export function sendListHeaders<E>(response: Response, page: ListPage<E>): void 
     } else if (query.sort !== undefined) {
       parameters.set('sort', query.sort);
     }
+    if (request.deleted) {
+      parameters.set('deleted', 'only');
+    }
     for (const { parameter, value } of request.filters) {
       for (const each of queryValues(value)) {
         parameters.append(parameter.name, each);
