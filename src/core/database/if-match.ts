@@ -1,6 +1,7 @@
 import {
   type EntityManager,
   type EntityTarget,
+  type FindOneOptions,
   type FindOptionsWhere,
   IsNull,
   Not,
@@ -72,15 +73,8 @@ export async function updateIfMatch<E extends ObjectLiteral>(
   ifMatch?: IfMatch,
 ): Promise<E | null> {
   const changing = Object.keys(changes).length > 0;
-  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
-  if (!row) {
-    return null;
-  }
-  const refusal = checkIfMatch(manager, target, row, ifMatch, changing);
-  if (refusal) {
-    throw refusal;
-  }
-  if (!changing) {
+  const row = await lockedForChange(manager, target, { where }, ifMatch, changing);
+  if (!row || !changing) {
     return row;
   }
   const updated = await manager
@@ -107,13 +101,9 @@ export async function deleteIfMatch<E extends ObjectLiteral>(
   where: FindOptionsWhere<E>,
   ifMatch?: IfMatch,
 ): Promise<E | null> {
-  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
+  const row = await lockedForChange(manager, target, { where }, ifMatch, false);
   if (!row) {
     return null;
-  }
-  const refusal = checkIfMatch(manager, target, row, ifMatch, false);
-  if (refusal) {
-    throw refusal;
   }
   await manager.createQueryBuilder().delete().from(target).where(where).execute();
   await recordAudit(manager, [{ action: 'delete', target, before: row }]);
@@ -131,13 +121,9 @@ export async function softDeleteIfMatch<E extends ObjectLiteral>(
   where: FindOptionsWhere<E>,
   ifMatch?: IfMatch,
 ): Promise<E | null> {
-  const row = await manager.findOne(target, { where, lock: { mode: 'pessimistic_write' } });
+  const row = await lockedForChange(manager, target, { where }, ifMatch, true);
   if (!row) {
     return null;
-  }
-  const refusal = checkIfMatch(manager, target, row, ifMatch);
-  if (refusal) {
-    throw refusal;
   }
   const deleted = await manager
     .createQueryBuilder()
@@ -166,17 +152,15 @@ export async function restoreIfMatch<E extends ObjectLiteral>(
       `${manager.connection.getMetadata(target).name} has no @DeleteDateColumn() to restore by`,
     );
   }
-  const row = await manager.findOne(target, {
-    where: { ...where, [deleteDate.propertyName]: Not(IsNull()) },
-    withDeleted: true,
-    lock: { mode: 'pessimistic_write' },
-  });
+  const row = await lockedForChange(
+    manager,
+    target,
+    { where: { ...where, [deleteDate.propertyName]: Not(IsNull()) }, withDeleted: true },
+    ifMatch,
+    true,
+  );
   if (!row) {
     return null;
-  }
-  const refusal = checkIfMatch(manager, target, row, ifMatch);
-  if (refusal) {
-    throw refusal;
   }
   const restored = await manager
     .createQueryBuilder()
@@ -188,6 +172,22 @@ export async function restoreIfMatch<E extends ObjectLiteral>(
   const after = entityOf(manager, target, (restored.raw as ObjectLiteral[])[0]);
   await recordAudit(manager, [{ action: 'restore', target, after }]);
   return after;
+}
+
+/** The row read `FOR UPDATE` (so in the caller's transaction) for a change, checked against `If-Match`. */
+async function lockedForChange<E extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<E>,
+  options: FindOneOptions<E>,
+  ifMatch: IfMatch | undefined,
+  changing: boolean,
+): Promise<E | null> {
+  const row = await manager.findOne(target, { ...options, lock: { mode: 'pessimistic_write' } });
+  const refusal = row && checkIfMatch(manager, target, row, ifMatch, changing);
+  if (refusal) {
+    throw refusal;
+  }
+  return row;
 }
 
 /** A row as `RETURNING *` gives it (by column name), as the entity it stores. */
