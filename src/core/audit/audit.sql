@@ -17,6 +17,6 @@ COMMIT;
 -- AuditRetention: a batch of records soft-deleted past SOFT_DELETE_RETENTION_DAYS, and their events
 START TRANSACTION;
 SELECT pg_try_advisory_xact_lock($1) AS locked;
-DELETE FROM "audit_sql_notes" WHERE ("id") IN (SELECT "expired"."id" AS "expired_id" FROM "audit_sql_notes" "expired" WHERE "expired"."deleted_at" < now() - make_interval(days => $1) LIMIT 1000) RETURNING *;
+DELETE FROM "fixture_notes" WHERE ("id") IN (SELECT "expired"."id" AS "expired_id" FROM "fixture_notes" "expired" WHERE "expired"."deleted_at" < now() - make_interval(days => $1) LIMIT 1000) RETURNING *;
 INSERT INTO "audit_events"("id", "at", "actor", "actor_issuer", "action", "resource", "resource_id", "changes", "request_id", "trace_id") VALUES (DEFAULT, DEFAULT, $1, $2, $3, $4, $5, $6, $7, $8);
 COMMIT;
