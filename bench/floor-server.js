@@ -28,6 +28,12 @@
  *   to the port with SO_REUSEPORT, as `PortListeners` does, since Node accepts
  *   one connection per listening socket per turn of the event loop.
  *
+ * - With FLOOR_DATABASE=none, no database: every statement is answered at once
+ *   with the rows PostgreSQL would give (creates all inserted, reads and pages
+ *   synthesised in the preloaded plants' shape: `Plant <id>`, every 4th tagged
+ *   fern), so that what the database costs the floor is the difference
+ *   between the two (the stack's bound, `npm run bench`).
+ *
  * Left out, so that a change to the API is made in the service alone: the
  * other routes (`PATCH`, `DELETE`; `npm run bench` compares the service's
  * patches with another build of it, `--baseline`) and conditional requests;
@@ -117,8 +123,42 @@ const STATEMENTS = {
   pageTagAfter: 'SELECT id, name, tag FROM plants WHERE tag = $2 AND id > $3 ORDER BY id LIMIT $1',
 };
 
+const NO_DATABASE = process.env.FLOOR_DATABASE === 'none';
+
 function query(name, values) {
-  return pool.query({ name, text: STATEMENTS[name], values });
+  return NO_DATABASE
+    ? Promise.resolve({ rows: rowsWithoutDatabase(name, values) })
+    : pool.query({ name, text: STATEMENTS[name], values });
+}
+
+/** What each statement would answer on the preloaded table (ids within 2^53), where every id asked for is stored. */
+function rowsWithoutDatabase(name, values) {
+  const preloaded = (id) => ({
+    id,
+    name: `Plant ${id}`,
+    tag: Number(id) % 4 === 0 ? 'fern' : null,
+    version: 1,
+  });
+  switch (name) {
+    case 'insertBatch':
+    case 'insertBatchWithEvents':
+      return values[0].map((id) => ({ id }));
+    case 'selectStored':
+      return values[0].map(preloaded);
+    case 'selectOne':
+      return [preloaded(values[0])];
+    case 'page':
+    case 'pageAfter': {
+      const after = Number(values[1] ?? 0);
+      return Array.from({ length: values[0] }, (_, index) => preloaded(String(after + index + 1)));
+    }
+    default: {
+      // Pages of one tag: every 4th plant.
+      const after = Number(values[2] ?? 0);
+      const first = after + 4 - (after % 4);
+      return Array.from({ length: values[0] }, (_, index) => preloaded(String(first + 4 * index)));
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,14 @@
  *   floor    bench/floor-server.js: the service's creates, reads by id and pages
  *            hand-written on node:http + pg (it has no PATCH: patches are compared
  *            with the baseline)
+ *   floor-nodb  the floor without its database (FLOOR_DATABASE=none: every statement
+ *            answered at once, as PostgreSQL would): run whenever floor and
+ *            ceiling-nest are, for the stack's bound
+ *   typical  ../shared/bench/nest-typical with PERSIST=insert (--nest-typical DIR): what
+ *            a NestJS team writes by hand, the stock pieces and TypeORM's insert(),
+ *            findOneBy() and find(); creates, reads by id and pages
+ *   ceiling-nest  the same application with PERSIST=none, touching no database: the
+ *            framework's own ceiling on those three routes
  *   ceiling  bench/ceiling-server.js: node:http answering POST /plants with no database
  *   framework  bench/framework-server.js: an ordinary NestJS on Express app answering
  *            POST /plants with no database: what the service's stack costs by itself
@@ -25,6 +33,14 @@
  * creates added is deleted, what patches changed restored. Before the load, a contract
  * check asks the floor and the service the same requests on the floor's routes and
  * compares their answers.
+ * The stack's bound on a route combines the framework's ceiling with the floor's data cost:
+ *   1 / bound = 1 / ceiling-nest + (1 / floor - 1 / floor-nodb)
+ * and the service is given as a share of it, and of the typical application (its req/s and
+ * p99), its start-up (process start to the first 200) as a multiple of the floor's.
+ * typical and ceiling-nest run as the service does: in a memory cgroup of their own with
+ * --memory-limit, with --service-node-options as NODE_OPTIONS. nest-typical is copied to
+ * a scratch folder (by its content, and kept for the next run), installed with npm ci and
+ * built with this project's TypeScript, as its README says.
  * Prints a table per round and writes everything as JSON to bench/results/.
  *
  * Options, with their defaults (and --help, which prints this):
@@ -37,31 +53,39 @@
  *                            the preloaded plants (at least PostgreSQL's 128MB, at most a
  *                            quarter of the memory), or a size (512MB), or default
  *   --rounds 1               times the whole rotation is run
+ *   --startups 1             times each target is started, for the median start-up
  *   --late-after 2           seconds after which a request counts as late
  *   --routes create,get,list,patch (also: list-tag, pages of one tag; list-name-prefix, name-sorted
  *                            first pages of the names starting "Plant <100..999>", not on the floor)
- *   --targets floor,ceiling,service (also: framework, baseline)
+ *   --targets floor,ceiling,ceiling-nest,typical,service (also: framework, floor-nodb,
+ *                            baseline; by default without ceiling-nest and typical when
+ *                            there is no --nest-typical folder)
  *   --baseline DIR           the checkout the baseline target runs, built (npm ci and
  *                            npm run build:service in it); naming it adds the target
+ *   --nest-typical DIR       the nest-typical application the typical and ceiling-nest
+ *                            targets run (../shared/bench/nest-typical, from the
+ *                            project's root); read only, it is copied
  *   --load-generator wrk|autocannon   (wrk when installed)
  *   --service-env KEY=VALUE  extra environment for the service (repeatable; the floor
  *                            follows its DATABASE_WRITE_CONCURRENCY, WEBHOOK_URLS and
  *                            HTTP_LISTENERS too, the ceilings its HTTP_LISTENERS)
  *   --service-node-options   Node.js options for the service, as a deployment sets them
  *                            in NODE_OPTIONS ("--max-semi-space-size=16")
- *   --memory-limit SIZE      runs the service (and the baseline, in a cgroup of its own) in
- *                            a memory cgroup of this size (256M), as a pod's memory limit
- *                            does: cgroup v1, as root; reports the cgroup's peak and the
- *                            processes it killed
+ *   --memory-limit SIZE      runs the service (and the baseline, typical and ceiling-nest,
+ *                            each in a cgroup of its own) in a memory cgroup of this size
+ *                            (256M), as a pod's memory limit does: cgroup v1, as root;
+ *                            reports the cgroup's peak and the processes it killed
  *   --label TEXT             names the run in the JSON
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { chmod, cp, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { connect, createServer } from 'node:net';
 import os from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs, promisify } from 'node:util';
 
@@ -78,8 +102,6 @@ const ROUTES = {
     script: 'bench/create.lua',
     method: 'POST',
     writes: true,
-    /** Answered by the ceilings too (see WITHOUT_DATABASE). */
-    ceilings: true,
   },
   get: { label: 'GET /plants/{id}', script: 'bench/get.lua', method: 'GET' },
   list: { label: 'GET /plants?limit=20&after=…', script: 'bench/list.lua', method: 'GET' },
@@ -101,15 +123,25 @@ const ROUTES = {
     script: 'bench/patch.lua',
     method: 'PATCH',
     writes: true,
-    /** Not answered by the floor (see answers). */
-    floor: false,
   },
 };
-const TARGETS = ['floor', 'ceiling', 'framework', 'baseline', 'service'];
+const TARGETS = [
+  'floor',
+  'floor-nodb',
+  'ceiling',
+  'framework',
+  'ceiling-nest',
+  'typical',
+  'baseline',
+  'service',
+];
 /** The targets that run a build of the service, as production does: the service, and the baseline. */
 const SERVICE_BUILDS = ['baseline', 'service'];
-/** The targets that store nothing, and answer POST /plants alone. */
-const WITHOUT_DATABASE = ['ceiling', 'framework'];
+/** The targets run as docker-compose.yml deploys the service: its memory limit and NODE_OPTIONS. */
+const DEPLOYED = [...SERVICE_BUILDS, 'typical', 'ceiling-nest'];
+/** The targets the nest-typical application serves. */
+const NEST_TYPICAL = ['typical', 'ceiling-nest'];
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PAGE_SIZE = 20;
 /** Every TAG_EVERY-th preloaded plant carries the tag "fern". */
 const TAG_EVERY = 4;
@@ -123,14 +155,16 @@ const { values: args } = parseArgs({
     preload: { type: 'string', default: '1000000' },
     'shared-buffers': { type: 'string', default: 'auto' },
     rounds: { type: 'string', default: '1' },
+    startups: { type: 'string', default: '1' },
     'late-after': { type: 'string', default: '2' },
     routes: { type: 'string', default: 'create,get,list,patch' },
-    targets: { type: 'string', default: 'floor,ceiling,service' },
+    targets: { type: 'string' },
     'load-generator': { type: 'string' },
     'service-env': { type: 'string', multiple: true, default: [] },
     'service-node-options': { type: 'string', default: '' },
     'memory-limit': { type: 'string' },
     baseline: { type: 'string' },
+    'nest-typical': { type: 'string', default: '../shared/bench/nest-typical' },
     label: { type: 'string' },
     help: { type: 'boolean', default: false },
   },
@@ -147,15 +181,33 @@ const CONCURRENCY = numberList('concurrency', args.concurrency);
 const READ_CONCURRENCY = numberList('read-concurrency', args['read-concurrency']);
 const PRELOAD = positiveNumber('preload', args.preload, true);
 const ROUNDS = positiveNumber('rounds', args.rounds);
+const STARTUPS = positiveNumber('startups', args.startups);
 const LATE_AFTER_S = positiveNumber('late-after', args['late-after']);
 const SHARED_BUFFERS = sharedBuffers(args['shared-buffers']);
 const ROUTE_NAMES = nameList('routes', args.routes, Object.keys(ROUTES));
 const BASELINE_DIR = args.baseline;
+const NEST_TYPICAL_DIR = resolve(PROJECT_ROOT, args['nest-typical']);
+const NAMED_TARGETS = nameList(
+  'targets',
+  args.targets ??
+    (existsSync(join(NEST_TYPICAL_DIR, 'package.json'))
+      ? 'floor,ceiling,ceiling-nest,typical,service'
+      : 'floor,ceiling,service'),
+  TARGETS,
+);
 const TARGET_NAMES = TARGETS.filter(
   (target) =>
-    nameList('targets', args.targets, TARGETS).includes(target) ||
-    (target === 'baseline' && BASELINE_DIR !== undefined),
+    NAMED_TARGETS.includes(target) ||
+    (target === 'baseline' && BASELINE_DIR !== undefined) ||
+    // The bound needs the floor's data cost: the floor with and without its database.
+    (target === 'floor-nodb' && NAMED_TARGETS.includes('floor') && NAMED_TARGETS.includes('ceiling-nest')),
 );
+if (
+  TARGET_NAMES.some((target) => NEST_TYPICAL.includes(target)) &&
+  !existsSync(join(NEST_TYPICAL_DIR, 'package.json'))
+) {
+  usage(`typical and ceiling-nest run nest-typical, not found at ${NEST_TYPICAL_DIR} (--nest-typical DIR)`);
+}
 if (TARGET_NAMES.includes('baseline') && BASELINE_DIR === undefined) {
   usage('the baseline target needs --baseline DIR, a built checkout of the service');
 }
@@ -210,6 +262,7 @@ async function main() {
       readConcurrency: READ_CONCURRENCY,
       preload: PRELOAD,
       rounds: ROUNDS,
+      startups: STARTUPS,
       lateAfterS: LATE_AFTER_S,
       routes: ROUTE_NAMES,
       targets: TARGET_NAMES,
@@ -220,30 +273,43 @@ async function main() {
   };
   const servers = {};
   if (MEMORY_LIMIT_BYTES !== undefined) {
-    for (const target of SERVICE_BUILDS.filter((build) => TARGET_NAMES.includes(build))) {
+    for (const target of DEPLOYED.filter((deployed) => TARGET_NAMES.includes(deployed))) {
       memoryCgroups[target] = await createMemoryCgroup(target, MEMORY_LIMIT_BYTES);
     }
   }
   try {
+    if (TARGET_NAMES.some((target) => NEST_TYPICAL.includes(target))) {
+      nestTypicalBuild = await buildNestTypical(NEST_TYPICAL_DIR);
+    }
     // Migrations first, so that the start-up measured later finds the database ready.
-    await stopProcess(await startServer('service', database.url, { measureStartup: false }));
+    await stopProcess(await startServer('service', database.url));
     results.preload = await preload(db);
     results.prewarm = await prewarm(db);
 
-    for (const target of TARGET_NAMES) {
-      servers[target] = await startServer(target, database.url, {
-        measureStartup: !WITHOUT_DATABASE.includes(target),
-      });
+    // Each start measured, the last one kept running; the targets take turns, so that each finds
+    // the machine as the others do.
+    const startups = Object.fromEntries(TARGET_NAMES.map((target) => [target, []]));
+    for (let attempt = 1; attempt <= STARTUPS; attempt++) {
+      for (const target of TARGET_NAMES) {
+        const server = await startServer(target, database.url, { measureStartup: true });
+        startups[target].push(server.startupMs);
+        if (attempt < STARTUPS) {
+          await stopProcess(server);
+        } else {
+          servers[target] = server;
+        }
+      }
     }
+    results.startups = startups;
     results.startupMs = Object.fromEntries(
-      Object.entries(servers)
-        .filter(([, server]) => server.startupMs !== undefined)
-        .map(([target, server]) => [target, server.startupMs]),
+      Object.entries(startups).map(([target, times]) => [target, median(times)]),
     );
+    results.startupRatios = startupRatios(results.startupMs);
     console.log(
-      `Start-up, process start to the first 200 on POST /plants: ${Object.entries(results.startupMs)
-        .map(([target, ms]) => `${target} ${ms} ms`)
-        .join(', ')}`,
+      `Start-up, process start to the first 200 on POST /plants${STARTUPS > 1 ? ` (median of ${STARTUPS})` : ''}: ` +
+        Object.entries(results.startupMs)
+          .map(([target, ms]) => `${target} ${ms} ms`)
+          .join(', '),
     );
 
     if (servers.floor && servers.service) {
@@ -262,6 +328,7 @@ async function main() {
           row[target] = await measure(db, servers[target], route, concurrency);
           printRun(number, row.route, concurrency, target, row[target]);
         }
+        row.bound = boundOf(row);
         row.ratios = ratios(row);
         runs.push(row);
       }
@@ -290,6 +357,7 @@ async function main() {
   if (ROUNDS > 1) {
     results.median = medianRuns(results.rounds);
   }
+  results.targets = targetsMet(results);
   results.invalid = invalidRuns(results);
   results.valid = results.invalid.length === 0;
   results.logs = await logSizes(servers);
@@ -425,7 +493,7 @@ async function deleteCreated(db) {
 // ---------------------------------------------------------------------------
 // The servers
 
-async function startServer(target, databaseUrl, { measureStartup }) {
+async function startServer(target, databaseUrl, { measureStartup = false } = {}) {
   const port = await freePort();
   const common = { HOST: '127.0.0.1', PORT: String(port), AUTH_TOKENS: TOKEN };
   // Every target listens on as many sockets as the service.
@@ -447,10 +515,27 @@ async function startServer(target, databaseUrl, { measureStartup }) {
         RATE_LIMIT_PER_TOKEN,
       },
     ],
+    'floor-nodb': [
+      'bench/floor-server.js',
+      {
+        ...common,
+        FLOOR_DATABASE: 'none',
+        ...followed(['DATABASE_WRITE_CONCURRENCY', 'WEBHOOK_URLS']),
+        RATE_LIMIT_PER_TOKEN,
+      },
+    ],
     ceiling: ['bench/ceiling-server.js', { ...common, ...followed([]) }],
     framework: ['bench/framework-server.js', { ...common, ...followed([]) }],
     service: ['dist/main.js', serviceEnvironment(common, databaseUrl)],
     baseline: [join(BASELINE_DIR ?? '.', 'dist/main.js'), serviceEnvironment(common, databaseUrl)],
+    typical: [
+      join(nestTypicalBuild ?? '.', 'dist/main.js'),
+      nestTypicalEnvironment(port, databaseUrl, 'insert'),
+    ],
+    'ceiling-nest': [
+      join(nestTypicalBuild ?? '.', 'dist/main.js'),
+      nestTypicalEnvironment(port, databaseUrl, 'none'),
+    ],
   };
   const [script, env] = scripts[target];
   const startedAt = performance.now();
@@ -481,20 +566,73 @@ function serviceEnvironment(common, databaseUrl) {
   };
 }
 
+/** nest-typical's own variables: one token (TOKEN), the port, and how it persists plants. */
+function nestTypicalEnvironment(port, databaseUrl, persist) {
+  return { NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, TOKEN, PERSIST: persist };
+}
+
+/** The scratch folder nest-typical is built in (buildNestTypical). */
+let nestTypicalBuild;
+
+/**
+ * A copy of nest-typical (read only where it lies), installed with npm ci and built with this
+ * project's TypeScript, as its README says; in a scratch folder named after its files' contents,
+ * kept for the next run.
+ */
+async function buildNestTypical(source) {
+  const hash = createHash('sha256');
+  for (const file of await filesUnder(source)) {
+    hash.update(file).update(await readFile(join(source, file)));
+  }
+  const scratch = join(os.tmpdir(), `plant-store-nest-typical-${hash.digest('hex').slice(0, 16)}`);
+  const built = join(scratch, '.built');
+  if (
+    await stat(built).then(
+      () => true,
+      () => false,
+    )
+  ) {
+    return scratch;
+  }
+  console.log(`Building nest-typical (${source}) in ${scratch} …`);
+  await rm(scratch, { recursive: true, force: true });
+  await cp(source, scratch, { recursive: true, filter: (path) => !/\/(node_modules|dist)$/.test(path) });
+  // Writable, for npm ci and the build.
+  for (const file of ['', ...(await filesUnder(scratch, true))]) {
+    const path = join(scratch, file);
+    await chmod(path, (await stat(path)).mode | 0o200);
+  }
+  const env = { ...process.env, PATH: `${join(PROJECT_ROOT, 'node_modules/.bin')}:${process.env.PATH}` };
+  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: scratch, env });
+  await run('npm', ['run', 'build'], { cwd: scratch, env });
+  await writeFile(built, '');
+  return scratch;
+}
+
+/** The paths under `dir`, sorted; without node_modules and dist; folders too when asked. */
+async function filesUnder(dir, withFolders = false) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => withFolders || entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1))
+    .filter((path) => !/^(node_modules|dist)(\/|$)/.test(path))
+    .sort();
+}
+
 function spawnNode(target, script, env) {
   // Logs go straight to a file, as a log collector would take them: written, not thrown away,
   // and without this process relaying them (which would take CPU from the process under test).
   const logFile = join(os.tmpdir(), `plant-store-bench-${target}-${process.pid}.log`);
   const fd = openSync(logFile, 'a');
-  const build = SERVICE_BUILDS.includes(target);
-  const nodeOptions = build && SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: SERVICE_NODE_OPTIONS } : {};
+  const nodeOptions =
+    DEPLOYED.includes(target) && SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: SERVICE_NODE_OPTIONS } : {};
   const cgroup = memoryCgroups[target];
   // In the memory cgroup from its first instruction: the shell joins it, then becomes node.
   const [command, args] = cgroup
     ? ['sh', ['-c', 'echo $$ > "$0/tasks" && exec "$@"', cgroup.path, process.execPath, script]]
     : [process.execPath, [script]];
   const child = spawn(command, args, {
-    cwd: target === 'baseline' ? BASELINE_DIR : undefined,
+    cwd: target === 'baseline' ? BASELINE_DIR : NEST_TYPICAL.includes(target) ? nestTypicalBuild : undefined,
     env: { PATH: process.env.PATH, ...env, ...nodeOptions },
     stdio: ['ignore', fd, fd],
   });
@@ -747,13 +885,31 @@ async function rssMb(pid) {
 // ---------------------------------------------------------------------------
 // Results
 
-/** The service against the floor and the ceilings: requests per second, p99, RSS. */
-function ratios({ floor, ceiling, framework, baseline, service }) {
+/** The stack's bound on a route, in requests per second: 1 / bound = 1 / ceiling-nest + (1 / floor - 1 / floor-nodb). */
+function boundOf({ floor, 'floor-nodb': floorWithoutDatabase, 'ceiling-nest': ceiling }) {
+  if (!floor?.rps || !floorWithoutDatabase?.rps || !ceiling?.rps) {
+    return null;
+  }
+  return Math.round(1 / (1 / ceiling.rps + 1 / floor.rps - 1 / floorWithoutDatabase.rps));
+}
+
+function ratio(a, b) {
+  return a === undefined || a === null || b === undefined || b === null || b === 0 ? null : round(a / b);
+}
+
+/** The service (and the baseline) against the bound, the typical application, the floor and the ceilings. */
+function ratios({ floor, ceiling, framework, typical, baseline, service, bound }) {
   if (!service) {
     return {};
   }
-  const ratio = (a, b) => (a === undefined || b === undefined || b === null || b === 0 ? null : round(a / b));
   return {
+    serviceToBound: ratio(service.rps, bound),
+    serviceToTypical: ratio(service.rps, typical?.rps),
+    p99ServiceToTypical: ratio(service.p99Ms, typical?.p99Ms),
+    cpuServiceToTypical: ratio(service.cpuUsPerRequest, typical?.cpuUsPerRequest),
+    baselineToBound: ratio(baseline?.rps, bound),
+    baselineToTypical: ratio(baseline?.rps, typical?.rps),
+    p99BaselineToTypical: ratio(baseline?.p99Ms, typical?.p99Ms),
     serviceToFloor: ratio(service.rps, floor?.rps),
     p99ServiceToFloor: ratio(service.p99Ms, floor?.p99Ms),
     serviceToCeiling: ratio(service.rps, ceiling?.rps),
@@ -795,9 +951,68 @@ function medianRuns(rounds) {
       }
       row[target].valid = results.every((result) => result.valid);
     }
+    row.bound = boundOf(row);
     row.ratios = ratios(row);
     return row;
   });
+}
+
+/** Start-up, process start to the first 200, against the floor's and the typical application's. */
+function startupRatios(ms) {
+  return {
+    serviceToFloor: ratio(ms.service, ms.floor),
+    serviceToTypical: ratio(ms.service, ms.typical),
+    baselineToFloor: ratio(ms.baseline, ms.floor),
+  };
+}
+
+/**
+ * Issue 50's targets, at each route's highest concurrency: at least 0.9 of the bound and 2 times the
+ * typical application's req/s, p99 at most 1.5 times the typical's (the medians of the rounds, with
+ * their range over the rounds); start-up at most 3 times the floor's, or 600 ms.
+ */
+function targetsMet(results) {
+  const summary = results.median ?? results.rounds[0].runs;
+  const routes = [];
+  for (const row of summary) {
+    const highest = Math.max(
+      ...summary.filter((other) => other.route === row.route).map((other) => other.concurrency),
+    );
+    if (row.concurrency !== highest || !row.service) {
+      continue;
+    }
+    const range = (key) => {
+      const values = results.rounds
+        .map(({ runs }) =>
+          runs.find((each) => each.route === row.route && each.concurrency === row.concurrency),
+        )
+        .map((each) => each?.ratios[key])
+        .filter((value) => typeof value === 'number');
+      return values.length === 0 ? null : [Math.min(...values), Math.max(...values)];
+    };
+    const figures = {
+      route: row.route,
+      concurrency: row.concurrency,
+      serviceToBound: row.ratios.serviceToBound,
+      serviceToBoundRange: range('serviceToBound'),
+      serviceToTypical: row.ratios.serviceToTypical,
+      serviceToTypicalRange: range('serviceToTypical'),
+      p99ServiceToTypical: row.ratios.p99ServiceToTypical,
+      p99ServiceToTypicalRange: range('p99ServiceToTypical'),
+    };
+    figures.met =
+      (figures.serviceToBound === null || figures.serviceToBound >= 0.9) &&
+      (figures.serviceToTypical === null || figures.serviceToTypical >= 2) &&
+      (figures.p99ServiceToTypical === null || figures.p99ServiceToTypical <= 1.5);
+    routes.push(figures);
+  }
+  const { service, floor } = results.startupMs;
+  const startup = {
+    serviceMs: service ?? null,
+    serviceToFloor: results.startupRatios.serviceToFloor,
+    met: service === undefined ? null : service <= 600 || (floor !== undefined && service <= 3 * floor),
+  };
+  return { routes, startup };
 }
 
 function invalidRuns(results) {
@@ -832,7 +1047,7 @@ async function logSizes(servers) {
 
 function printRun(roundNumber, route, concurrency, target, result) {
   console.log(
-    `round ${roundNumber}  ${ROUTES[route].label.padEnd(38)} c${String(concurrency).padEnd(3)} ${target.padEnd(7)} ` +
+    `round ${roundNumber}  ${ROUTES[route].label.padEnd(38)} c${String(concurrency).padEnd(3)} ${target.padEnd(12)} ` +
       `${String(result.rps).padStart(6)} req/s  p50 ${String(result.p50Ms).padStart(6)} ms  ` +
       `p99 ${String(result.p99Ms).padStart(7)} ms  CPU ${String(result.cpuUsPerRequest).padStart(4)} µs/req  ` +
       `RSS ${String(result.rssMb).padStart(3)} MB  ` +
@@ -875,8 +1090,35 @@ function report(results) {
   console.log(
     `\nStart-up (process start to the first 200 on POST /plants): ${Object.entries(results.startupMs)
       .map(([target, ms]) => `${target} ${ms} ms`)
-      .join(', ')}`,
+      .join(', ')}` +
+      (results.startupRatios.serviceToFloor === null
+        ? ''
+        : `; the service ${results.startupRatios.serviceToFloor}× the floor's`),
   );
+  const shown = (figure, range) =>
+    figure === null ? '–' : `${figure}${range && range[0] !== range[1] ? ` (${range[0]}–${range[1]})` : ''}`;
+  if (
+    results.targets.routes.some((route) => route.serviceToBound !== null || route.serviceToTypical !== null)
+  ) {
+    console.log(
+      `\nTargets${results.median ? ` (medians of ${results.rounds.length} rounds, their range)` : ''}: ` +
+        'at least 0.9× the bound and 2× the typical, p99 at most 1.5× the typical',
+    );
+    for (const route of results.targets.routes) {
+      console.log(
+        `  ${ROUTES[route.route].label} c${route.concurrency}: ${shown(route.serviceToBound, route.serviceToBoundRange)}× the bound, ` +
+          `${shown(route.serviceToTypical, route.serviceToTypicalRange)}× the typical, ` +
+          `p99 ${shown(route.p99ServiceToTypical, route.p99ServiceToTypicalRange)}× the typical's` +
+          (route.met ? '' : '  SHORT'),
+      );
+    }
+    if (results.targets.startup.met !== null) {
+      console.log(
+        `  Start-up: ${results.targets.startup.serviceMs} ms, ${shown(results.targets.startup.serviceToFloor)}× the floor's` +
+          (results.targets.startup.met ? '' : '  SHORT'),
+      );
+    }
+  }
   if (results.options.serviceNodeOptions || results.memoryCgroup) {
     console.log(
       `The service: NODE_OPTIONS ${results.options.serviceNodeOptions || '(none)'}` +
@@ -911,24 +1153,46 @@ function report(results) {
   }
 }
 
+/** A column per target (req/s, p50/p99, CPU µs a request), the bound, then the service's ratios. */
 function table(runs) {
-  console.log(
-    '| route | c | floor req/s (p50/p99 ms) | service req/s (p50/p99 ms) | service/floor | p99 service/floor | late service / floor | ceiling req/s | service/ceiling | framework req/s (p50/p99 ms) | service/framework | baseline req/s (p50/p99 ms) | service/baseline | p99 service/baseline | RSS service / floor |',
-  );
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+  const targets = TARGETS.filter((target) => runs.some((row) => row[target]));
+  const hasBound = runs.some((row) => row.bound !== null);
+  const columns = [
+    ['service/bound', 'serviceToBound'],
+    ['service/typical', 'serviceToTypical'],
+    ['p99 service/typical', 'p99ServiceToTypical'],
+    ['service/floor', 'serviceToFloor'],
+    ['p99 service/floor', 'p99ServiceToFloor'],
+    ['service/ceiling', 'serviceToCeiling'],
+    ['service/framework', 'serviceToFramework'],
+    ['service/baseline', 'serviceToBaseline'],
+    ['p99 service/baseline', 'p99ServiceToBaseline'],
+    ['baseline/bound', 'baselineToBound'],
+    ['baseline/typical', 'baselineToTypical'],
+  ].filter(([, key]) => runs.some((row) => row.ratios[key] !== null && row.ratios[key] !== undefined));
+  const headings = [
+    'route',
+    'c',
+    ...targets.map((target) => `${target} req/s (p50/p99 ms) CPU µs`),
+    ...(hasBound ? ['bound req/s'] : []),
+    ...columns.map(([heading]) => heading),
+  ];
+  console.log(`| ${headings.join(' | ')} |`);
+  console.log(`| ${headings.map(() => '---').join(' | ')} |`);
   const cell = (result) =>
-    result ? `${result.rps} (${result.p50Ms}/${result.p99Ms})${result.valid ? '' : ' INVALID'}` : '–';
+    result
+      ? `${result.rps} (${result.p50Ms}/${result.p99Ms}) ${result.cpuUsPerRequest}${result.valid ? '' : ' INVALID'}`
+      : '–';
   const value = (number) => (number === null || number === undefined ? '–' : String(number));
   for (const row of runs) {
-    console.log(
-      `| ${ROUTES[row.route].label} | ${row.concurrency} | ${cell(row.floor)} | ${cell(row.service)} | ` +
-        `${value(row.ratios.serviceToFloor)} | ${value(row.ratios.p99ServiceToFloor)} | ` +
-        `${value(row.service?.late)} / ${value(row.floor?.late)} | ` +
-        `${row.ceiling ? `${row.ceiling.rps}${row.ceiling.valid ? '' : ' INVALID'}` : '–'} | ` +
-        `${value(row.ratios.serviceToCeiling)} | ${cell(row.framework)} | ${value(row.ratios.serviceToFramework)} | ` +
-        `${cell(row.baseline)} | ${value(row.ratios.serviceToBaseline)} | ${value(row.ratios.p99ServiceToBaseline)} | ` +
-        `${value(row.service?.rssMb)} / ${value(row.floor?.rssMb)} MB |`,
-    );
+    const cells = [
+      ROUTES[row.route].label,
+      row.concurrency,
+      ...targets.map((target) => cell(row[target])),
+      ...(hasBound ? [value(row.bound)] : []),
+      ...columns.map(([, key]) => value(row.ratios[key])),
+    ];
+    console.log(`| ${cells.join(' | ')} |`);
   }
 }
 
@@ -966,12 +1230,24 @@ function usage(message) {
   process.exit(2);
 }
 
-/** Whether `target` is measured on `route`: the ceilings answer POST /plants alone, the floor no PATCH. */
+/**
+ * Whether `target` is measured on `route`: the node:http and framework ceilings answer POST /plants
+ * alone; the floor has no PATCH; nest-typical creates, reads by id and pages, without a tag filter.
+ */
 function answers(target, route) {
-  if (WITHOUT_DATABASE.includes(target)) {
-    return ROUTES[route].ceilings === true;
+  switch (target) {
+    case 'ceiling':
+    case 'framework':
+      return route === 'create';
+    case 'typical':
+    case 'ceiling-nest':
+      return ['create', 'get', 'list'].includes(route);
+    case 'floor':
+    case 'floor-nodb':
+      return route !== 'patch';
+    default:
+      return true;
   }
-  return target !== 'floor' || ROUTES[route].floor !== false;
 }
 
 function positiveNumber(name, text, zeroAllowed = false) {
