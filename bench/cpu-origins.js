@@ -1,16 +1,24 @@
 /**
  * Where a CPU profile's time went, by origin: the package (or the service's
  * source file) each sample's function came from, rather than the bundle's
- * chunk it runs in.
+ * chunk it runs in; and with --pieces, by the per-request piece that spent it.
  *
  *   npm run build:service
  *   node --cpu-prof --cpu-prof-dir=prof dist/main.js   # under load, then stop it
  *   node bench/cpu-origins.js prof/*.cpuprofile [--functions 30]
+ *   node bench/cpu-origins.js prof/*.cpuprofile --pieces [--after 5] [--cpu-us 300]
  *
  * Self time, as a share of the profile's samples. Functions of the bundle are
  * placed through its source maps (Node's own `SourceMap`); functions loaded
  * from node_modules (pg) by their path; Node's own by their `node:` module;
  * the rest (`(idle)`, `(garbage collector)`, native functions) by their name.
+ *
+ * --pieces gives each sample to the innermost function on its stack that
+ * belongs to a piece of the request's way (PIECES, below): the header a
+ * middleware sets, the regular expression it runs or the hash it computes is
+ * that middleware's. The shares are of the busy samples (idle left out);
+ * --after skips the first seconds (the start-up), and --cpu-us (the bench's
+ * CPU µs per request) turns each share into µs per request.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -19,10 +27,17 @@ import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { functions: { type: 'string', default: '0' } },
+  options: {
+    functions: { type: 'string', default: '0' },
+    pieces: { type: 'boolean', default: false },
+    after: { type: 'string', default: '0' },
+    'cpu-us': { type: 'string' },
+  },
 });
 if (positionals.length !== 1) {
-  console.error('usage: node bench/cpu-origins.js PROFILE.cpuprofile [--functions N]');
+  console.error(
+    'usage: node bench/cpu-origins.js PROFILE.cpuprofile [--functions N] [--pieces [--after S] [--cpu-us N]]',
+  );
   process.exit(2);
 }
 
@@ -39,7 +54,17 @@ function sourceMapOf(url) {
 }
 
 /** `pg`, `@nestjs/core`, `src/core/http/json.ts`, `node:_http_outgoing`, `(idle)`, … */
-function originOf({ url, lineNumber, columnNumber, functionName }) {
+function originOf(callFrame) {
+  const source = sourceOf(callFrame);
+  if (source.includes('node_modules/')) {
+    const [scope, name] = source.split('node_modules/').pop().split('/');
+    return scope.startsWith('@') ? `${scope}/${name}` : scope;
+  }
+  return source;
+}
+
+/** The file a function comes from (`node_modules/@nestjs/common/pipes/validation.pipe.js`, `src/…`), or its name. */
+function sourceOf({ url, lineNumber, columnNumber, functionName }) {
   if (!url) {
     return functionName || '(native)';
   }
@@ -52,17 +77,21 @@ function originOf({ url, lineNumber, columnNumber, functionName }) {
   if (!source) {
     return `${url.replace(/.*\/dist\//, 'dist/')} (not mapped)`;
   }
-  if (source.includes('node_modules/')) {
-    const [scope, name] = source.split('node_modules/').pop().split('/');
-    return scope.startsWith('@') ? `${scope}/${name}` : scope;
-  }
-  return source.replace(/.*\/(src|dist)\//, '$1/');
+  return source.includes('node_modules/')
+    ? `node_modules/${source.split('node_modules/').pop()}`
+    : source.replace(/.*\/(src|dist)\//, '$1/');
 }
 
 const selfTime = new Map();
 let total = 0;
+const skipUntil = profile.startTime + Number(values.after) * 1e6;
+let time = profile.startTime;
 profile.samples.forEach((id, index) => {
   const delta = profile.timeDeltas[index] ?? 0;
+  time += delta;
+  if (time < skipUntil) {
+    return;
+  }
   selfTime.set(id, (selfTime.get(id) ?? 0) + delta);
   total += delta;
 });
@@ -85,7 +114,144 @@ function print(title, shares, count) {
   console.log();
 }
 
-print(`Self time by origin (${(total / 1e6).toFixed(1)} s sampled)`, byOrigin, 40);
-if (Number(values.functions) > 0) {
-  print('Self time by function', byFunction, Number(values.functions));
+/**
+ * The pieces of a request's way, each a test of a function's source (and name): the first that holds
+ * for a frame names its piece. A frame none holds for (Node's own, a regular expression, a native
+ * call) is its caller's.
+ */
+const PIECES = [
+  [
+    'socket reads and writes',
+    (source, name) =>
+      /^(writeUtf8String|writeBuffer|writev|writeLatin1String|onStreamRead|readStart|readStop)$/.test(name) &&
+      !source.startsWith('node:'),
+  ],
+  [
+    'body: read and parsed',
+    (source, name) =>
+      /src\/core\/http\/json-body\.parser\.ts$/.test(source) ||
+      (/src\/core\/http\/json\.ts$/.test(source) && name !== 'bigintAsNumber') ||
+      /node_modules\/(raw-body|type-is|content-type|media-typer|bytes|unpipe|iconv-lite)\//.test(source),
+  ],
+  [
+    'pipes: ValidationPipe (class-transformer, class-validator), ParseInt64Pipe',
+    (source) =>
+      /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|node_modules\/@nestjs\/common\/pipes\/|node_modules\/@nestjs\/core\/pipes\/|src\/core\/validation\/|src\/core\/common\/int64\.ts|src\/.*\.dto\.ts$|src\/.*\.query\.ts$/.test(
+        source,
+      ),
+  ],
+  ['bearer guard', (source) => /src\/core\/auth\/|node:internal\/crypto\/hash/.test(source)],
+  [
+    'throttler and its RateLimit fields',
+    (source) => /node_modules\/@nestjs\/throttler\/|src\/core\/rate-limit\//.test(source),
+  ],
+  ['helmet', (source) => /node_modules\/helmet\//.test(source)],
+  [
+    'request id and its context',
+    (source) =>
+      /src\/core\/http\/request-id\.ts|src\/core\/logging\/request-context\.ts|node_modules\/nestjs-cls\/|node:async_hooks|node:internal\/crypto\/random/.test(
+        source,
+      ),
+  ],
+  [
+    'access log',
+    (source) =>
+      /node_modules\/(pino|sonic-boom|quick-format-unescaped|atomic-sleep|thread-stream)\/|src\/core\/logging\/|node:fs$/.test(
+        source,
+      ),
+  ],
+  [
+    'metrics',
+    (source, name) =>
+      /node_modules\/prom-client\//.test(source) ||
+      (/src\/core\/http\/http-edge\.ts$/.test(source) && /^(record|count|observe)$/.test(name)) ||
+      /\.metrics\.ts$/.test(source),
+  ],
+  ['tracing', (source) => /node_modules\/@opentelemetry\//.test(source)],
+  ['ETag', (source) => /src\/core\/http\/conditional-requests\.ts$/.test(source)],
+  [
+    'serialisation and the answer (res.json)',
+    (source, name) =>
+      /node_modules\/express\/lib\/response\.js|node_modules\/(mime-types|mime-db|content-disposition|vary|etag|fresh|send)\/|node_modules\/@nestjs\/platform-express\/adapters\/|node_modules\/@nestjs\/core\/router\/router-response-controller/.test(
+        source,
+      ) || name === 'bigintAsNumber',
+  ],
+  [
+    'the HTTP edge (its own code)',
+    (source) => /src\/core\/http\/http-edge\.ts$|src\/core\/lifecycle\//.test(source),
+  ],
+  [
+    'database: TypeORM, pg, the repository',
+    (source) =>
+      /node_modules\/(typeorm|pg|pg-protocol|pg-pool|pg-types|postgres-[a-z]+|buffer-writer|packet-reader)\/|src\/core\/database\/|src\/plants\/plants\.(repository|service)\.ts|src\/plants\/batch-loader\.ts/.test(
+        source,
+      ),
+  ],
+  ['the handler (controllers, services)', (source) => /^src\//.test(source)],
+  [
+    'Nest (routing to the handler, guards, interceptors)',
+    (source) => /node_modules\/@nestjs\/(core|common)\/|node_modules\/rxjs\//.test(source),
+  ],
+  [
+    'Express and its router',
+    (source) =>
+      /node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|encodeurl|qs|statuses|http-errors|depd|on-finished|ee-first)\//.test(
+        source,
+      ),
+  ],
+  ['node:http (parsing, responses)', (source) => /^node:_http|^node:http$/.test(source)],
+  ['garbage collection', (_source, name) => name === '(garbage collector)'],
+];
+
+function printPieces() {
+  const parents = new Map();
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) {
+      parents.set(child, node.id);
+    }
+  }
+  const pieceOfNode = new Map();
+  const pieceOf = (id) => {
+    if (!pieceOfNode.has(id)) {
+      const { callFrame } = nodes.get(id);
+      const source = sourceOf(callFrame);
+      const own = PIECES.find(([, holds]) => holds(source, callFrame.functionName))?.[0];
+      const parent = parents.get(id);
+      pieceOfNode.set(
+        id,
+        own ?? (parent === undefined ? 'other (Node, V8, the event loop)' : pieceOf(parent)),
+      );
+    }
+    return pieceOfNode.get(id);
+  };
+  const byPiece = new Map();
+  let busy = 0;
+  for (const [id, time] of selfTime) {
+    if (nodes.get(id).callFrame.functionName === '(idle)') {
+      continue;
+    }
+    busy += time;
+    const piece = pieceOf(id);
+    byPiece.set(piece, (byPiece.get(piece) ?? 0) + time);
+  }
+  const cpuUs = values['cpu-us'] === undefined ? undefined : Number(values['cpu-us']);
+  console.log(
+    `Busy time by piece (${(busy / 1e6).toFixed(1)} s busy of ${(total / 1e6).toFixed(1)} s sampled)` +
+      `${cpuUs ? `, as µs of ${cpuUs} µs per request` : ''}\n`,
+  );
+  for (const [piece, time] of [...byPiece].sort((a, b) => b[1] - a[1])) {
+    const share = time / busy;
+    console.log(
+      `${(100 * share).toFixed(1).padStart(5)}%  ${cpuUs ? `${(share * cpuUs).toFixed(1).padStart(6)} µs  ` : ''}${piece}`,
+    );
+  }
+}
+
+if (values.pieces) {
+  printPieces();
+} else {
+  print(`Self time by origin (${(total / 1e6).toFixed(1)} s sampled)`, byOrigin, 40);
+  if (Number(values.functions) > 0) {
+    print('Self time by function', byFunction, Number(values.functions));
+  }
 }
