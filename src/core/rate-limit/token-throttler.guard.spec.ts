@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { type ExecutionContext, HttpException, HttpStatus } from '@nestjs/common';
 import { SkipThrottle, Throttle, type ThrottlerOptions } from '@nestjs/throttler';
 import type { Request } from 'express';
@@ -104,6 +105,38 @@ describe('TokenThrottlerGuard', () => {
 
     expect(await allowed(guard, () => contextFor('byRequest', 'alice'))).toBe(2);
     expect(await allowed(guard, () => contextFor('byRequest', 'admin'))).toBe(5);
+  });
+
+  it('reads a route’s @Throttle() and @SkipThrottle() once per handler, not on every request', async () => {
+    const guard = await guardWith();
+    await guard.canActivate(contextFor('strict', 'alice'));
+    await guard.canActivate(contextFor('unlimited', 'alice'));
+    const lookups = jest.spyOn(Reflect, 'getMetadata');
+
+    try {
+      await guard.canActivate(contextFor('strict', 'bob'));
+      await guard.canActivate(contextFor('unlimited', 'bob'));
+
+      expect(lookups).not.toHaveBeenCalled();
+      expect(await allowed(guard, () => contextFor('strict', 'carol'))).toBe(1);
+      expect(await allowed(guard, () => contextFor('unlimited', 'carol'))).toBe(8);
+    } finally {
+      lookups.mockRestore();
+    }
+  });
+
+  it('falls back on the library’s own canActivate when the decorators’ keys cannot be read back', async () => {
+    const metadataKeys = jest.spyOn(Reflect, 'getOwnMetadataKeys').mockReturnValue([]);
+    const guard = await guardWith().finally(() => metadataKeys.mockRestore());
+    const lookups = jest.spyOn(Reflect, 'getMetadata');
+
+    try {
+      expect(await allowed(guard, () => contextFor('strict', 'alice'))).toBe(1);
+      expect(await allowed(guard, () => contextFor('unlimited', 'alice'))).toBe(8);
+      expect(lookups).toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+    }
   });
 
   it('skips when the throttler’s skipIf says so', async () => {
