@@ -18,6 +18,7 @@ import { ShutdownState } from './core/lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
 import { Metrics } from './core/metrics/metrics.js';
 import { setUpOpenApi } from './core/openapi/openapi.document.js';
+import { tracingSettings } from './core/tracing/tracing-settings.js';
 
 export interface CreateAppOptions {
   /** The process's logger (see `createRootLogger`): every line of the application goes through it. */
@@ -58,6 +59,7 @@ export async function createApp({
       metrics: http.metricsEnabled ? app.get(Metrics) : undefined,
       shutdown: app.get(ShutdownState),
       shedder: app.get(LoadShedder),
+      tracing: tracingSettings(process.env).enabled,
     }),
   );
   if (http.corsOrigins.length > 0) {

@@ -17,6 +17,8 @@ export interface HttpEdgeOptions {
   readonly metrics?: Metrics;
   readonly shutdown: ShutdownState;
   readonly shedder: LoadShedder;
+  /** Whether tracing is on (`tracingSettings`): off, a request does no tracing work at all. */
+  readonly tracing: boolean;
 }
 
 /**
@@ -24,9 +26,9 @@ export interface HttpEdgeOptions {
  * every request (docs/performance.md#the-http-edge). A handler's own `@Header()` still beats helmet's,
  * being set later. The log line never holds headers, bodies or query strings.
  */
-export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions): RequestHandler {
+export function httpEdge({ logger, metrics, shutdown, shedder, tracing }: HttpEdgeOptions): RequestHandler {
   const apiHeaders = helmet(API_HEADERS);
-  const docsHeaders = helmet({ contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY });
+  const docsHeaders = helmet({ contentSecurityPolicy: DOCS_CONTENT_SECURITY_POLICY, xPoweredBy: false });
   const log = logger.child({ context: 'HTTP' });
   const instruments = metrics ? new RequestInstruments(metrics) : undefined;
 
@@ -39,7 +41,7 @@ export function httpEdge({ logger, metrics, shutdown, shedder }: HttpEdgeOptions
     if (shutdown.isShuttingDown) {
       response.setHeader('Connection', 'close');
     }
-    const span = trace.getActiveSpan();
+    const span = tracing ? trace.getActiveSpan() : undefined;
     if (span?.isRecording()) {
       // Before the HTTP instrumentation's own listener, which ends the span.
       response.prependOnceListener('close', () => nameServerSpan(span, request));
@@ -100,6 +102,8 @@ const API_HEADERS: HelmetOptions = {
   },
   crossOriginOpenerPolicy: false,
   originAgentCluster: false,
+  // Express sends no X-Powered-By (`app.set('x-powered-by', false)`): nothing for helmet to remove.
+  xPoweredBy: false,
   xDnsPrefetchControl: false,
   xDownloadOptions: false,
   xPermittedCrossDomainPolicies: false,

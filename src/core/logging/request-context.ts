@@ -33,11 +33,12 @@ export function runInRequestContext<T>(reqId: string, callback: () => T): T {
 
 /** Records who is calling, for the rest of the request's log lines and the changes it makes. */
 export function recordPrincipal(subject: string, issuer?: string): void {
-  const cls = ClsServiceManager.getClsService<RequestContext>();
-  if (cls.isActive()) {
-    cls.set('principal', subject);
+  // The store itself: `set()` would read it again and parse the key as a path.
+  const store = ClsServiceManager.getClsService<RequestContext>().get();
+  if (store !== undefined) {
+    store.principal = subject;
     if (issuer !== undefined) {
-      cls.set('issuer', issuer);
+      store.issuer = issuer;
     }
   }
 }
