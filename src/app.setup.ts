@@ -1,6 +1,6 @@
 import type { DynamicModule, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import express from 'express';
 import type { Logger } from 'pino';
 
@@ -13,6 +13,7 @@ import { bigintAsNumber } from './core/http/json.js';
 import { AllowedMethods } from './core/http/allowed-methods.js';
 import { REQUIRE_IF_MATCH_SETTING } from './core/http/conditional-requests.js';
 import { jsonBodyParser } from './core/http/json-body.parser.js';
+import { JsonExpressAdapter } from './core/http/json-express.adapter.js';
 import { LoadShedder } from './core/lifecycle/load-shedder.js';
 import { ShutdownState } from './core/lifecycle/shutdown-state.js';
 import { PinoNestLogger } from './core/logging/pino-nest-logger.js';
@@ -36,7 +37,7 @@ export async function createApp({
   // `/PLANTS` is not `/plants`: what reads a path besides the router (the load shedder's exemptions,
   // the docs' security policy, 404 or 405) agrees with it. Set before the adapter creates the router.
   server.set('case sensitive routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(root, new ExpressAdapter(server), {
+  const app = await NestFactory.create<NestExpressApplication>(root, new JsonExpressAdapter(server), {
     logger: new PinoNestLogger(rootLogger),
     // The service reads JSON bodies with its own parser, and nothing else.
     bodyParser: false,
@@ -47,7 +48,8 @@ export async function createApp({
   const http = app.get<HttpConfig>(httpConfig.KEY);
   configureHttpServer(app.getHttpServer(), http);
   app.set('trust proxy', http.trustProxy);
-  // res.json() writes an id past 2^53 with every digit.
+  // res.json() writes an id past 2^53 with every digit; a plain answer a handler returns is written
+  // without it (JsonExpressAdapter), unless it holds a bigint.
   app.set('json replacer', bigintAsNumber);
   app.set('etag', false);
   app.set('x-powered-by', false);
