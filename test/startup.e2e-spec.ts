@@ -25,6 +25,25 @@ async function create(url: string, token: string, body: object): Promise<number>
   return response.status;
 }
 
+/** What every start loads: the chunks the entry imports, and theirs, followed through static imports only. */
+async function alwaysLoadedChunks(): Promise<Map<string, string>> {
+  const read = (file: string): Promise<string> => readFile(join('dist', file), 'latin1');
+  const loaded = new Map<string, string>();
+  const pending = [...(await read('main.js')).matchAll(/import\("\.\/([^"]+)"\)/g)].map((match) => match[1]);
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    const code = await read(file);
+    loaded.set(file, code);
+    for (const [, imported] of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) {
+      const path = join(file, '..', imported);
+      if (!loaded.has(path) && !pending.includes(path)) {
+        pending.push(path);
+      }
+    }
+  }
+  return loaded;
+}
+
 describe('start-up and configuration (the compiled service)', () => {
   let workDir: string;
 
@@ -141,36 +160,31 @@ describe('start-up and configuration (the compiled service)', () => {
   });
 
   it('loads the Redis client and the development log format only when they are configured', async () => {
-    // What every start loads: the chunks the entry imports, and theirs, followed through static imports only.
-    const read = (file: string): Promise<string> => readFile(join('dist', file), 'latin1');
-    const loaded = new Map<string, string>();
-    const pending = [...(await read('main.js')).matchAll(/import\("\.\/([^"]+)"\)/g)].map(
-      (match) => match[1],
-    );
-    while (pending.length > 0) {
-      const file = pending.pop()!;
-      const code = await read(file);
-      loaded.set(file, code);
-      for (const [, imported] of code.matchAll(/(?:from|import)\s*"\.\/([^"]+\.js)"/g)) {
-        const path = join(file, '..', imported);
-        if (!loaded.has(path) && !pending.includes(path)) {
-          pending.push(path);
-        }
-      }
-    }
+    const loaded = await alwaysLoadedChunks();
     const everyChunk = await readdir('dist/bundle');
     const modules = (code: string): string[] =>
       [...code.matchAll(/"node_modules\/((?:@[^/]+\/)?[^/]+)\//g)].map((m) => m[1]);
 
     const alwaysLoaded = new Set([...loaded.values()].flatMap(modules));
     const bundled = new Set(
-      (await Promise.all(everyChunk.map((file) => read(join('bundle', file))))).flatMap(modules),
+      (await Promise.all(everyChunk.map((file) => readFile(join('dist/bundle', file), 'latin1')))).flatMap(
+        modules,
+      ),
     );
     expect(alwaysLoaded).toContain('pino');
     expect(alwaysLoaded).not.toContain('ioredis');
     expect(alwaysLoaded).not.toContain('pino-pretty');
     expect(bundled).toContain('ioredis');
     expect(bundled).toContain('pino-pretty');
+  });
+
+  it('imports node:http on its way to the first answer as no ES module, which would load Node’s fetch', async () => {
+    const loaded = await alwaysLoadedChunks();
+
+    expect(loaded.size).toBeGreaterThan(1);
+    for (const [file, code] of loaded) {
+      expect([file, /(?:from|import)\s*\(?\s*"node:https?"/.test(code)]).toStrictEqual([file, false]);
+    }
   });
 
   it('refuses a port another instance serves, rather than share it, and leaves that one serving', async () => {

@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import {
@@ -20,6 +20,10 @@ import { Metrics } from './metrics.js';
  * metrics port (Prometheus, by the NetworkPolicy) scrapes them. A bare
  * `node:http` server: one read-only route needs nothing of the API's stack.
  */
+// Not an import: an ES module importing node:http evaluates every export it has, and loads Node's fetch
+// (undici) for its WebSocket, which costs the start-up for nothing (docs/performance.md#start-up).
+const { createServer } = process.getBuiltinModule('node:http');
+
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Metrics');
