@@ -13,10 +13,10 @@
  * from node_modules (pg) by their path; Node's own by their `node:` module;
  * the rest (`(idle)`, `(garbage collector)`, native functions) by their name.
  *
- * --pieces gives each sample to the innermost function on its stack that
- * belongs to a piece of the request's way (PIECES, below): the header a
- * middleware sets, the regular expression it runs or the hash it computes is
- * that middleware's. The shares are of the busy samples (idle left out);
+ * --pieces gives each sample to the piece of the request's way that spent it
+ * (PIECES, below): the header a middleware sets, the regular expression it
+ * runs or the hash it computes is that middleware's. The shares are of the
+ * busy samples (idle left out);
  * --after skips the first seconds (the start-up), and --cpu-us (the bench's
  * CPU µs per request) turns each share into µs per request.
  */
@@ -115,39 +115,51 @@ function print(title, shares, count) {
 }
 
 /**
- * The pieces of a request's way, each a test of a function's source (and name): the first that holds
- * for a frame names its piece. A frame none holds for (Node's own, a regular expression, a native
- * call) is its caller's.
+ * The pieces of a request's way, each a test of a function's source (and name). A sample is given,
+ * on its stack below the router (whatever a middleware's next() runs belongs to the later layers),
+ * to the leaf's piece if it is a socket call or the garbage collector, else to the innermost feature
+ * on it (a header helmet sets, a Reflector lookup the throttler makes), else to the innermost piece
+ * of the framework (Nest, Express, node:http); a frame none holds for (Node's own, a regular
+ * expression, a native call) is its caller's.
  */
+const LEAF = 'leaf';
+const FEATURE = 'feature';
+const FRAMEWORK = 'framework';
 const PIECES = [
   [
     'socket reads and writes',
+    LEAF,
     (source, name) =>
       /^(writeUtf8String|writeBuffer|writev|writeLatin1String|onStreamRead|readStart|readStop)$/.test(name) &&
       !source.startsWith('node:'),
   ],
+  ['garbage collection', LEAF, (_source, name) => name === '(garbage collector)'],
   [
     'body: read and parsed',
+    FEATURE,
     (source, name) =>
       /src\/core\/http\/json-body\.parser\.ts$/.test(source) ||
-      (/src\/core\/http\/json\.ts$/.test(source) && name !== 'bigintAsNumber') ||
+      (/src\/core\/http\/json\.ts$/.test(source) && !/^(stringifyJson|bigintAsNumber)$/.test(name)) ||
       /node_modules\/(raw-body|type-is|content-type|media-typer|bytes|unpipe|iconv-lite)\//.test(source),
   ],
   [
     'pipes: ValidationPipe (class-transformer, class-validator), ParseInt64Pipe',
+    FEATURE,
     (source) =>
       /node_modules\/(class-validator|class-transformer|validator|libphonenumber-js)\/|node_modules\/@nestjs\/common\/pipes\/|node_modules\/@nestjs\/core\/pipes\/|src\/core\/validation\/|src\/core\/common\/int64\.ts|src\/.*\.dto\.ts$|src\/.*\.query\.ts$/.test(
         source,
       ),
   ],
-  ['bearer guard', (source) => /src\/core\/auth\/|node:internal\/crypto\/hash/.test(source)],
+  ['bearer guard', FEATURE, (source) => /src\/core\/auth\/|node:internal\/crypto\/hash/.test(source)],
   [
     'throttler and its RateLimit fields',
+    FEATURE,
     (source) => /node_modules\/@nestjs\/throttler\/|src\/core\/rate-limit\//.test(source),
   ],
-  ['helmet', (source) => /node_modules\/helmet\//.test(source)],
+  ['helmet', FEATURE, (source) => /node_modules\/helmet\//.test(source)],
   [
     'request id and its context',
+    FEATURE,
     (source) =>
       /src\/core\/http\/request-id\.ts|src\/core\/logging\/request-context\.ts|node_modules\/nestjs-cls\/|node:async_hooks|node:internal\/crypto\/random/.test(
         source,
@@ -155,6 +167,7 @@ const PIECES = [
   ],
   [
     'access log',
+    FEATURE,
     (source) =>
       /node_modules\/(pino|sonic-boom|quick-format-unescaped|atomic-sleep|thread-stream)\/|src\/core\/logging\/|node:fs$/.test(
         source,
@@ -162,46 +175,54 @@ const PIECES = [
   ],
   [
     'metrics',
+    FEATURE,
     (source, name) =>
       /node_modules\/prom-client\//.test(source) ||
       (/src\/core\/http\/http-edge\.ts$/.test(source) && /^(record|count|observe)$/.test(name)) ||
       /\.metrics\.ts$/.test(source),
   ],
-  ['tracing', (source) => /node_modules\/@opentelemetry\//.test(source)],
-  ['ETag', (source) => /src\/core\/http\/conditional-requests\.ts$/.test(source)],
+  ['tracing', FEATURE, (source) => /node_modules\/@opentelemetry\//.test(source)],
+  ['ETag', FEATURE, (source) => /src\/core\/http\/conditional-requests\.ts$/.test(source)],
   [
-    'serialisation and the answer (res.json)',
+    'the answer: serialised and sent (res.json, res.send)',
+    FEATURE,
     (source, name) =>
-      /node_modules\/express\/lib\/response\.js|node_modules\/(mime-types|mime-db|content-disposition|vary|etag|fresh|send)\/|node_modules\/@nestjs\/platform-express\/adapters\/|node_modules\/@nestjs\/core\/router\/router-response-controller/.test(
+      (/node_modules\/express\/lib\/response\.js/.test(source) && /^(json|send)$/.test(name)) ||
+      /src\/core\/http\/json-express\.adapter\.ts$|node_modules\/@nestjs\/platform-express\/adapters\/|node_modules\/@nestjs\/core\/router\/router-response-controller/.test(
         source,
-      ) || name === 'bigintAsNumber',
+      ) ||
+      /^(stringifyJson|bigintAsNumber)$/.test(name),
   ],
   [
     'the HTTP edge (its own code)',
+    FEATURE,
     (source) => /src\/core\/http\/http-edge\.ts$|src\/core\/lifecycle\//.test(source),
   ],
   [
     'database: TypeORM, pg, the repository',
+    FEATURE,
     (source) =>
       /node_modules\/(typeorm|pg|pg-protocol|pg-pool|pg-types|postgres-[a-z]+|buffer-writer|packet-reader)\/|src\/core\/database\/|src\/plants\/plants\.(repository|service)\.ts|src\/plants\/batch-loader\.ts/.test(
         source,
       ),
   ],
-  ['the handler (controllers, services)', (source) => /^src\//.test(source)],
+  ['the handler (controllers, services)', FEATURE, (source) => /^src\//.test(source)],
   [
     'Nest (routing to the handler, guards, interceptors)',
+    FRAMEWORK,
     (source) => /node_modules\/@nestjs\/(core|common)\/|node_modules\/rxjs\//.test(source),
   ],
   [
     'Express and its router',
+    FRAMEWORK,
     (source) =>
-      /node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|encodeurl|qs|statuses|http-errors|depd|on-finished|ee-first)\//.test(
+      /node_modules\/(express|router|path-to-regexp|parseurl|finalhandler|encodeurl|qs|statuses|http-errors|depd|on-finished|ee-first|mime-types|mime-db|fresh|vary)\//.test(
         source,
       ),
   ],
-  ['node:http (parsing, responses)', (source) => /^node:_http|^node:http$/.test(source)],
-  ['garbage collection', (_source, name) => name === '(garbage collector)'],
+  ['node:http (parsing, responses)', FRAMEWORK, (source) => /^node:_http|^node:http$/.test(source)],
 ];
+const OTHER = 'other (Node, V8, the event loop)';
 
 function printPieces() {
   const parents = new Map();
@@ -210,19 +231,31 @@ function printPieces() {
       parents.set(child, node.id);
     }
   }
-  const pieceOfNode = new Map();
-  const pieceOf = (id) => {
-    if (!pieceOfNode.has(id)) {
-      const { callFrame } = nodes.get(id);
-      const source = sourceOf(callFrame);
-      const own = PIECES.find(([, holds]) => holds(source, callFrame.functionName))?.[0];
-      const parent = parents.get(id);
-      pieceOfNode.set(
-        id,
-        own ?? (parent === undefined ? 'other (Node, V8, the event loop)' : pieceOf(parent)),
-      );
+  const pieceOfFrame = (id) => {
+    const { callFrame } = nodes.get(id);
+    const source = sourceOf(callFrame);
+    return {
+      source,
+      piece: PIECES.find(([, , holds]) => holds(source, callFrame.functionName)),
+    };
+  };
+  const pieceOf = (leaf) => {
+    const own = pieceOfFrame(leaf).piece;
+    if (own?.[1] === LEAF) {
+      return own[0];
     }
-    return pieceOfNode.get(id);
+    let framework;
+    for (let id = leaf; id !== undefined; id = parents.get(id)) {
+      const { source, piece } = pieceOfFrame(id);
+      if (/node_modules\/router\//.test(source)) {
+        return framework ?? 'Express and its router';
+      }
+      if (piece?.[1] === FEATURE) {
+        return piece[0];
+      }
+      framework ??= piece?.[1] === FRAMEWORK ? piece[0] : undefined;
+    }
+    return framework ?? OTHER;
   };
   const byPiece = new Map();
   let busy = 0;
