@@ -975,6 +975,9 @@ function targetsMet(results) {
   const summary = results.median ?? results.rounds[0].runs;
   const routes = [];
   for (const row of summary) {
+    if (row.ratios.serviceToBound === null && row.ratios.serviceToTypical === null) {
+      continue;
+    }
     const highest = Math.max(
       ...summary.filter((other) => other.route === row.route).map((other) => other.concurrency),
     );
