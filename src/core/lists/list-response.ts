@@ -1,5 +1,3 @@
-import { maxHeaderSize } from 'node:http';
-
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -7,6 +5,7 @@ import type { Response } from 'express';
 import type { ListDeclaration } from './list-declaration.js';
 import type { ListPage } from './list-pages.js';
 import { encodeListCursor, maxCursorLength, queryValues } from './list-request.js';
+import { maxHeaderSize } from '../http/max-header-size.js';
 
 /** The longest count: an int64's digits. */
 const COUNT_DIGITS = 19;

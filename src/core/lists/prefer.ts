@@ -1,10 +1,9 @@
-import { maxHeaderSize } from 'node:http';
-
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
 import type { Request } from 'express';
 
 import { describedBy } from '../http/conditional-requests.js';
+import { maxHeaderSize } from '../http/max-header-size.js';
 
 /** What `Prefer: count=…` may ask of a list (PostgREST's convention). */
 export type CountPreference = 'exact' | 'estimated';

@@ -2,10 +2,7 @@ import { applyDecorators, HttpStatus, SetMetadata } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
-
-// Not an import: an ES module importing node:http evaluates every export it has, and loads Node's fetch
-// (undici) for its WebSocket, which costs the start-up for nothing (docs/performance.md#start-up).
-const { maxHeaderSize } = process.getBuiltinModule('node:http');
+import { maxHeaderSize } from '../http/max-header-size.js';
 
 /** Marks an operation whose 200 carries the record's `ETag`: the document builder adds the header. */
 export const ETAG_RESPONSE_KEY = 'plant-store:etag-response';
