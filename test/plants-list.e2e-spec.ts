@@ -265,6 +265,53 @@ describe('GET /plants: sorts, filters, cursors and counts', () => {
     });
   });
 
+  describe('pages asked at once', () => {
+    it('are read together, by one statement per shape, each its own page as PostgreSQL orders it', async () => {
+      await seedVaried(400);
+      const recorder = new SelectRecorder();
+      const { subscribers } = testApp.app.get(DataSource);
+      subscribers.push(recorder);
+      const asked = Array.from({ length: 48 }, (_, index) => {
+        const after = index * 53 - 200;
+        const name = NAMES[index % NAMES.length];
+        switch (index % 3) {
+          case 0:
+            return { path: `/plants?after=${after}&limit=5`, where: `id > ${after}`, orderBy: 'id', limit: 5 };
+          case 1:
+            return {
+              path: `/plants?after=${after}&tag=aroid&limit=4`,
+              where: `tag = 'aroid' AND id > ${after}`,
+              orderBy: 'id',
+              limit: 4,
+            };
+          default:
+            return {
+              path: `/plants?sort=-name&name[lt]=${encodeURIComponent(name)}&limit=3`,
+              where: `name < '${name.replaceAll("'", "''")}'`,
+              orderBy: orderByOf('-name'),
+              limit: 3,
+            };
+        }
+      });
+
+      try {
+        const pages = await Promise.all(asked.map(({ path }) => get(path)));
+
+        for (const [index, { path, where, orderBy, limit }] of asked.entries()) {
+          expect({ path, status: pages[index].status, ids: idsOf(pages[index]) }).toStrictEqual({
+            path,
+            status: 200,
+            ids: (await idsInOrder(where, orderBy)).slice(0, limit),
+          });
+        }
+        expect(recorder.statements.length).toBeLessThan(asked.length);
+        expect(recorder.statements.every(({ query }) => query.includes('CROSS JOIN LATERAL'))).toBe(true);
+      } finally {
+        subscribers.splice(subscribers.indexOf(recorder), 1);
+      }
+    });
+  });
+
   describe('cursors', () => {
     it('refuses a cursor replayed with another sort or other filters, and with after', async () => {
       await seedVaried();

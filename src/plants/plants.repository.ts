@@ -13,7 +13,7 @@ import { type ListPage, ListPages } from '../core/lists/list-pages.js';
 import type { ListRequest } from '../core/lists/list-request.js';
 import type { CountPreference } from '../core/lists/prefer.js';
 import { WebhookOutbox } from '../core/webhooks/webhook-outbox.js';
-import { BatchLoader } from './batch-loader.js';
+import { BatchLoader } from '../core/database/batch-loader.js';
 import { Plant } from './plant.entity.js';
 import { plantView } from './plant.view.js';
 

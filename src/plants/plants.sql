@@ -18,10 +18,10 @@ COMMIT;
 SELECT "Plant"."id" AS "Plant_id", "Plant"."name" AS "Plant_name", "Plant"."tag" AS "Plant_tag", "Plant"."created_at" AS "Plant_created_at", "Plant"."updated_at" AS "Plant_updated_at", "Plant"."version" AS "Plant_version" FROM "plants" "Plant" WHERE (("Plant"."id" IN ($1)));
 
 -- GET /plants?limit=20
-SELECT "plant"."id" AS "plant_id", "plant"."name" AS "plant_name", "plant"."tag" AS "plant_tag", "plant"."created_at" AS "plant_created_at", "plant"."updated_at" AS "plant_updated_at", "plant"."version" AS "plant_version" FROM "plants" "plant" ORDER BY "plant"."id" ASC LIMIT 21;
+SELECT "start"."page" AS "list_page", "rows".* FROM generate_series(1, $1::integer) AS "start"("page") CROSS JOIN LATERAL (SELECT "plant"."id" AS "id", "plant"."name" AS "name", "plant"."tag" AS "tag", "plant"."created_at" AS "created_at", "plant"."updated_at" AS "updated_at", "plant"."version" AS "version" FROM "plants" "plant" ORDER BY "plant"."id" ASC LIMIT 21) AS "rows" ORDER BY "start"."page", "rows"."id" ASC;
 
 -- GET /plants?limit=20&after=0&tag=pteridophyte
-SELECT "plant"."id" AS "plant_id", "plant"."name" AS "plant_name", "plant"."tag" AS "plant_tag", "plant"."created_at" AS "plant_created_at", "plant"."updated_at" AS "plant_updated_at", "plant"."version" AS "plant_version" FROM "plants" "plant" WHERE "plant"."tag" = $1 AND "plant"."id" > $2 ORDER BY "plant"."id" ASC LIMIT 21;
+SELECT "start"."page" AS "list_page", "rows".* FROM unnest($1::character varying[], $2::bigint[]) WITH ORDINALITY AS "start"("listFilter16", "listAfter0", "page") CROSS JOIN LATERAL (SELECT "plant"."id" AS "id", "plant"."name" AS "name", "plant"."tag" AS "tag", "plant"."created_at" AS "created_at", "plant"."updated_at" AS "updated_at", "plant"."version" AS "version" FROM "plants" "plant" WHERE "plant"."tag" = "start"."listFilter16" AND "plant"."id" > "start"."listAfter0" ORDER BY "plant"."id" ASC LIMIT 21) AS "rows" ORDER BY "start"."page", "rows"."id" ASC;
 
 -- GET /plants?sort=-name&name[prefix]=F&tag[ne]=aroid
 SELECT "plant"."id" AS "plant_id", "plant"."name" AS "plant_name", "plant"."tag" AS "plant_tag", "plant"."created_at" AS "plant_created_at", "plant"."updated_at" AS "plant_updated_at", "plant"."version" AS "plant_version" FROM "plants" "plant" WHERE "plant"."name" LIKE $1 AND "plant"."tag" IS DISTINCT FROM $2 ORDER BY "plant"."name" DESC, "plant"."id" DESC LIMIT 21;

@@ -1,6 +1,6 @@
 import type { EntityManager, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 
-import type { FilterParameter } from './list-declaration.js';
+import type { FilterParameter, ListField } from './list-declaration.js';
 import type { AppliedFilter, ListRequest, SortOrder, SortValue } from './list-request.js';
 
 /** A page of a list: its rows in order, and the sort values of the last one when more follow. */
@@ -40,6 +40,11 @@ export async function listRows<E extends ObjectLiteral>(
       break;
     }
   }
+  return pageOf(order, items, limit);
+}
+
+/** The page of `items`, read `limit + 1` at most: the one beyond the page says that more follow. */
+export function pageOf<E extends ObjectLiteral>(order: SortOrder, items: E[], limit: number): ListRows<E> {
   if (items.length <= limit) {
     return { items };
   }
@@ -53,6 +58,7 @@ export function filtered<E extends ObjectLiteral>(
   manager: EntityManager,
   request: ListRequest<E>,
   scope?: ListScope<E>,
+  valueOf?: ValueOf,
 ): SelectQueryBuilder<E> {
   const { list } = request;
   let query = manager.createQueryBuilder<E>(list.entity, list.alias);
@@ -63,17 +69,26 @@ export function filtered<E extends ObjectLiteral>(
     query = scope(query);
   }
   for (const filter of request.filters) {
-    const [condition, parameters] = filterCondition(filter);
-    query.andWhere(condition, parameters);
+    const [condition, parameters] = filterCondition(filter, valueOf);
+    query.andWhere(condition, valueOf ? {} : parameters);
   }
   return query;
 }
 
-const FIRST_PAGE = { ranges: [''], parameters: {} };
+/**
+ * How a condition names a value: by default a parameter of the query builder (`:listFilter0`);
+ * a batch of pages (list-batch.ts) names a column of the row each page starts from instead.
+ * `pattern` marks a `LIKE` pattern, which is text whatever the field.
+ */
+export type ValueOf = (name: string, field: ListField, pattern?: boolean) => string;
+
+const asParameter: ValueOf = (name) => `:${name}`;
+
+export const FIRST_PAGE: Ranges = { ranges: [''], parameters: {} };
 
 const orderBys = new WeakMap<SortOrder, Record<string, 'ASC' | 'DESC'>>();
 
-function orderByOf({ order }: ListRequest): Record<string, 'ASC' | 'DESC'> {
+export function orderByOf({ order }: ListRequest): Record<string, 'ASC' | 'DESC'> {
   let orderBy = orderBys.get(order);
   if (!orderBy) {
     orderBy = Object.fromEntries(
@@ -91,32 +106,41 @@ export function escapeLike(value: string): string {
 
 const conditions = new WeakMap<FilterParameter, string>();
 
-function filterCondition({ parameter, value }: AppliedFilter): [string, Record<string, unknown>] {
+/** A filter's condition and its parameter; the condition is built once per filter parameter, unless `valueOf` is given. */
+export function filterCondition(
+  { parameter, value }: AppliedFilter,
+  valueOf?: ValueOf,
+): [string, Record<string, unknown>] {
   const name = `listFilter${parameter.index}`;
-  const path = parameter.field.path;
+  const { path } = parameter.field;
+  const ref = valueOf ?? asParameter;
+  const condition = (build: () => string) => (valueOf ? build() : conditionOf(parameter, build));
   switch (parameter.operator) {
     case 'null':
       return [`${path} ${value === true ? 'IS NULL' : 'IS NOT NULL'}`, {}];
     case 'prefix':
       return [
-        conditionOf(parameter, () => `${path} LIKE :${name}`),
+        condition(() => `${path} LIKE ${ref(name, parameter.field, true)}`),
         { [name]: `${escapeLike(value as string)}%` },
       ];
     case 'contains':
       // Case folds as the database's default collation does (the column's "C" folds A-Z only); the
       // trigram index is built in that collation to serve it.
       return [
-        conditionOf(parameter, () => `${path} COLLATE "default" ILIKE :${name}`),
+        condition(() => `${path} COLLATE "default" ILIKE ${ref(name, parameter.field, true)}`),
         { [name]: `%${escapeLike(value as string)}%` },
       ];
     case 'in':
       return [
-        conditionOf(parameter, () => `${path} IN (:...${name})`),
+        condition(() => `${path} IN (:...${name})`),
         { [name]: (value as unknown[]).map(sqlValue) },
       ];
     default:
       return [
-        conditionOf(parameter, () => `${path} ${COMPARISONS[parameter.operator](parameter)} :${name}`),
+        condition(
+          () =>
+            `${path} ${COMPARISONS[parameter.operator](parameter)} ${ref(name, parameter.field)}`,
+        ),
         { [name]: sqlValue(value) },
       ];
   }
@@ -146,7 +170,7 @@ function sqlValue(value: unknown): unknown {
   return typeof value === 'bigint' ? value.toString() : value;
 }
 
-interface Ranges {
+export interface Ranges {
   /** One condition per index range, in order; `''` for no condition. */
   readonly ranges: readonly string[];
   readonly parameters: Record<string, unknown>;
@@ -155,7 +179,7 @@ interface Ranges {
 const rangeTexts = new WeakMap<SortOrder, Map<string, readonly string[]>>();
 
 /** The rows after `values` in `order`: their index ranges' conditions, built once per order and NULL pattern. */
-function rangesAfter(order: SortOrder, values: readonly SortValue[]): Ranges {
+export function rangesAfter(order: SortOrder, values: readonly SortValue[]): Ranges {
   const parameters: Record<string, unknown> = {};
   values.forEach((value, index) => {
     if (value !== null) {
@@ -179,14 +203,18 @@ function rangesAfter(order: SortOrder, values: readonly SortValue[]): Ranges {
   return { ranges, parameters };
 }
 
-function buildRanges(order: SortOrder, isNull: readonly boolean[]): readonly string[] {
+export function buildRanges(
+  order: SortOrder,
+  isNull: readonly boolean[],
+  valueOf: ValueOf = asParameter,
+): readonly string[] {
   const key = (index: number) => {
     const { field, descending } = order.keys[index];
     return {
       path: field.path,
       descending,
       nullable: field.nullable,
-      value: `:listAfter${index}`,
+      value: isNull[index] ? '' : valueOf(`listAfter${index}`, field),
       isNull: isNull[index],
     };
   };

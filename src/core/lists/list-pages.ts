@@ -1,7 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { EntityManager, ObjectLiteral } from 'typeorm';
+import type { DataSource, EntityManager, ObjectLiteral } from 'typeorm';
 
 import { databaseConfig, type DatabaseConfig } from '../config/database.config.js';
+import { BatchLoader } from '../database/batch-loader.js';
+import { isDatabaseUnavailableError } from '../database/database-errors.js';
+import { ListBatch, shapeOf } from './list-batch.js';
+import type { ListDeclaration } from './list-declaration.js';
 import { filtered, listRows, type ListRows, type ListScope } from './list-page.js';
 import type { ListRequest } from './list-request.js';
 import type { CountPreference } from './prefer.js';
@@ -18,13 +22,31 @@ export interface ListCount {
   readonly applied: CountPreference;
 }
 
+/** A page asked for, and the manager of the caller, whose reads the batch's statement joins. */
+interface PageAsked {
+  readonly request: ListRequest<ObjectLiteral>;
+  readonly manager: EntityManager;
+}
+
+type PageLoader = BatchLoader<PageAsked, ListRows<ObjectLiteral>>;
+
+/** Fewer batches in flight make larger ones. */
+const PAGES = { inFlight: 4, maxBatchSize: 64, unavailable: isDatabaseUnavailableError, span: 'list batch page' };
+/** Shapes batched per list and manager: every one in use, in practice; a bound all the same. */
+const MAX_SHAPES = 256;
+/** Beyond a statement's own limit, a batch gets this long before the client hears 503. */
+const DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS = 500;
+
 /**
  * Pages of declared lists (`defineList`), counted when the client prefers (`Prefer: count=exact`).
  * It takes the caller's manager, so that a page is read where the caller reads: on a replica, through
- * a pooler.
+ * a pooler. Pages asked at once are read together when their shape allows (`ListBatch`).
  */
 @Injectable()
 export class ListPages {
+  /** By data source, by where it reads (the primary, a replica), by list and by shape. */
+  private readonly batches = new WeakMap<DataSource, Map<string, Map<ListDeclaration<unknown>, Map<string, PageLoader>>>>();
+
   constructor(@Inject(databaseConfig.KEY) private readonly config: DatabaseConfig) {}
 
   async page<E extends ObjectLiteral>(
@@ -33,11 +55,61 @@ export class ListPages {
     count?: CountPreference,
     scope?: ListScope<E>,
   ): Promise<ListPage<E>> {
-    const rows = await listRows(manager, request, scope);
+    const loader = this.loaderOf(manager, request, scope);
+    const rows = loader
+      ? ((await loader.load({ request, manager })) as ListRows<E>)
+      : await listRows(manager, request, scope);
     if (count === undefined) {
       return { ...rows, request };
     }
     return { ...rows, request, count: await this.count(manager, request, rows, count, scope) };
+  }
+
+  /**
+   * The batch of the request's shape where the manager reads; `undefined` when its page is read
+   * alone, as it is inside a transaction, whose reads must stay its own.
+   */
+  private loaderOf<E extends ObjectLiteral>(
+    manager: EntityManager,
+    request: ListRequest<E>,
+    scope?: ListScope<E>,
+  ): PageLoader | undefined {
+    const { connection, queryRunner } = manager;
+    if (queryRunner?.isTransactionActive) {
+      return undefined;
+    }
+    const metadata = connection.getMetadata(request.list.entity);
+    const shape = shapeOf(metadata, connection.subscribers, request, scope);
+    if (shape === undefined) {
+      return undefined;
+    }
+    let modes = this.batches.get(connection);
+    if (!modes) {
+      modes = new Map();
+      this.batches.set(connection, modes);
+    }
+    const mode = queryRunner?.getReplicationMode() ?? 'master';
+    let lists = modes.get(mode);
+    if (!lists) {
+      lists = new Map();
+      modes.set(mode, lists);
+    }
+    let shapes = lists.get(request.list);
+    if (!shapes) {
+      shapes = new Map();
+      lists.set(request.list, shapes);
+    }
+    let loader = shapes.get(shape);
+    if (!loader && shapes.size < MAX_SHAPES) {
+      const batch = new ListBatch<ObjectLiteral>(manager, metadata, request);
+      // The first caller's manager: it waits for the batch, so its query runner is still its own.
+      loader = new BatchLoader((asked) => batch.rows(asked[0].manager, asked.map(({ request: one }) => one)), {
+        ...PAGES,
+        deadlineMs: this.config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS,
+      });
+      shapes.set(shape, loader);
+    }
+    return loader;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { context, type Context, type Link, trace, TraceFlags } from '@opentelemetry/api';
 
-import { withinDeadline } from '../core/database/deadline.js';
-import { ServiceUnavailableError } from '../core/errors/domain-error.js';
+import { withinDeadline } from './deadline.js';
+import { ServiceUnavailableError } from '../errors/domain-error.js';
 
 export interface BatchLoaderOptions {
   /** Batches in flight at once: what arrives while all are out leaves together in the next one. */
