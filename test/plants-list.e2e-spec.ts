@@ -276,7 +276,12 @@ describe('GET /plants: sorts, filters, cursors and counts', () => {
         const name = NAMES[index % NAMES.length];
         switch (index % 3) {
           case 0:
-            return { path: `/plants?after=${after}&limit=5`, where: `id > ${after}`, orderBy: 'id', limit: 5 };
+            return {
+              path: `/plants?after=${after}&limit=5`,
+              where: `id > ${after}`,
+              orderBy: 'id',
+              limit: 5,
+            };
           case 1:
             return {
               path: `/plants?after=${after}&tag=aroid&limit=4`,

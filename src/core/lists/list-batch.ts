@@ -133,7 +133,9 @@ export function shapeOf<E extends ObjectLiteral>(
   }
   const nulls = after?.map((value) => (value === null ? 'n' : 'v')).join('') ?? '';
   const conditions = filters
-    .map(({ parameter, value }) => (parameter.operator === 'null' ? `${parameter.index}=${String(value)}` : parameter.index))
+    .map(({ parameter, value }) =>
+      parameter.operator === 'null' ? `${parameter.index}=${String(value)}` : parameter.index,
+    )
     .join(',');
   return `${order.text}|${nulls}|${conditions}|${limit}|${deleted}`;
 }

@@ -131,15 +131,11 @@ export function filterCondition(
         { [name]: `%${escapeLike(value as string)}%` },
       ];
     case 'in':
-      return [
-        condition(() => `${path} IN (:...${name})`),
-        { [name]: (value as unknown[]).map(sqlValue) },
-      ];
+      return [condition(() => `${path} IN (:...${name})`), { [name]: (value as unknown[]).map(sqlValue) }];
     default:
       return [
         condition(
-          () =>
-            `${path} ${COMPARISONS[parameter.operator](parameter)} ${ref(name, parameter.field)}`,
+          () => `${path} ${COMPARISONS[parameter.operator](parameter)} ${ref(name, parameter.field)}`,
         ),
         { [name]: sqlValue(value) },
       ];

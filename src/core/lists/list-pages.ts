@@ -31,7 +31,12 @@ interface PageAsked {
 type PageLoader = BatchLoader<PageAsked, ListRows<ObjectLiteral>>;
 
 /** Fewer batches in flight make larger ones. */
-const PAGES = { inFlight: 4, maxBatchSize: 64, unavailable: isDatabaseUnavailableError, span: 'list batch page' };
+const PAGES = {
+  inFlight: 4,
+  maxBatchSize: 64,
+  unavailable: isDatabaseUnavailableError,
+  span: 'list batch page',
+};
 /** Shapes batched per list and manager: every one in use, in practice; a bound all the same. */
 const MAX_SHAPES = 256;
 /** Beyond a statement's own limit, a batch gets this long before the client hears 503. */
@@ -45,7 +50,10 @@ const DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS = 500;
 @Injectable()
 export class ListPages {
   /** By data source, by where it reads (the primary, a replica), by list and by shape. */
-  private readonly batches = new WeakMap<DataSource, Map<string, Map<ListDeclaration<unknown>, Map<string, PageLoader>>>>();
+  private readonly batches = new WeakMap<
+    DataSource,
+    Map<string, Map<ListDeclaration<unknown>, Map<string, PageLoader>>>
+  >();
 
   constructor(@Inject(databaseConfig.KEY) private readonly config: DatabaseConfig) {}
 
@@ -103,10 +111,17 @@ export class ListPages {
     if (!loader && shapes.size < MAX_SHAPES) {
       const batch = new ListBatch<ObjectLiteral>(manager, metadata, request);
       // The first caller's manager: it waits for the batch, so its query runner is still its own.
-      loader = new BatchLoader((asked) => batch.rows(asked[0].manager, asked.map(({ request: one }) => one)), {
-        ...PAGES,
-        deadlineMs: this.config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS,
-      });
+      loader = new BatchLoader(
+        (asked) =>
+          batch.rows(
+            asked[0].manager,
+            asked.map(({ request: one }) => one),
+          ),
+        {
+          ...PAGES,
+          deadlineMs: this.config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS,
+        },
+      );
       shapes.set(shape, loader);
     }
     return loader;
