@@ -274,7 +274,17 @@ describe('GET /plants: sorts, filters, cursors and counts', () => {
       const asked = Array.from({ length: 48 }, (_, index) => {
         const after = index * 53 - 200;
         const name = NAMES[index % NAMES.length];
-        switch (index % 3) {
+        switch (index % 4) {
+          case 3: {
+            const prefix = [...name].slice(0, 2).join('');
+            return {
+              path: `/plants?sort=name&name[prefix]=${encodeURIComponent(prefix)}&limit=3`,
+              where: 'starts_with(name, $1)',
+              parameters: [prefix],
+              orderBy: orderByOf('name'),
+              limit: 3,
+            };
+          }
           case 0:
             return {
               path: `/plants?after=${after}&limit=5`,
@@ -302,11 +312,11 @@ describe('GET /plants: sorts, filters, cursors and counts', () => {
       try {
         const pages = await Promise.all(asked.map(({ path }) => get(path)));
 
-        for (const [index, { path, where, orderBy, limit }] of asked.entries()) {
+        for (const [index, { path, where, parameters, orderBy, limit }] of asked.entries()) {
           expect({ path, status: pages[index].status, ids: idsOf(pages[index]) }).toStrictEqual({
             path,
             status: 200,
-            ids: (await idsInOrder(where, orderBy)).slice(0, limit),
+            ids: (await idsInOrder(where, orderBy, parameters)).slice(0, limit),
           });
         }
         expect(recorder.statements.length).toBeLessThan(asked.length);

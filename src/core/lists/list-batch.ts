@@ -1,7 +1,7 @@
 import type { EntityManager, EntityMetadata, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 
-import type { ListField } from './list-declaration.js';
+import type { FilterParameter, ListField } from './list-declaration.js';
 import {
   buildRanges,
   filterCondition,
@@ -25,8 +25,10 @@ import type { ListRequest } from './list-request.js';
  * (docs/performance.md#batched-reads-and-writes-of-plants).
  *
  * Only the shapes whose conditions an index serves with a value known at run time are batched:
- * `prefix` and `contains` need their pattern when the statement is planned, `in` has a number of
- * values of its own, a scope adds parameters, and a nullable first key's cursor needs two ranges.
+ * `contains` needs its pattern when the statement is planned, and so does `prefix`, unless its
+ * column orders text by code point ("C"), where the prefix is given as a range as well; `in` has a
+ * number of values of its own, a scope adds parameters, and a nullable first key's cursor needs two
+ * ranges.
  * The rows are hydrated as `getMany()` does, from the entity's metadata; an entity with eager
  * relations or `afterLoad` listeners is never batched, so that its rows load exactly as TypeORM loads
  * them. The others are read alone by `listRows`.
@@ -125,7 +127,7 @@ export function shapeOf<E extends ObjectLiteral>(
   const { order, filters, after, limit, deleted } = request;
   if (
     scope !== undefined ||
-    filters.some(({ parameter }) => !BATCHED_OPERATORS.has(parameter.operator)) ||
+    filters.some(({ parameter, value }) => !isBatched(metadata, parameter, value)) ||
     (after !== undefined && rangesAfter(order, after).ranges.length !== 1) ||
     !loadsPlainly(metadata, subscribers)
   ) {
@@ -142,6 +144,40 @@ export function shapeOf<E extends ObjectLiteral>(
 
 /** Comparisons an index serves with a value known only when the statement runs. */
 const BATCHED_OPERATORS = new Set(['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'null']);
+/** Collations that order text by code point, as `prefixRange` assumes. */
+const CODE_POINT_COLLATIONS = new Set(['C', 'POSIX']);
+
+/** A prefix is batched as a range of its column, which code points order only in a "C" column. */
+function isBatched(metadata: EntityMetadata, parameter: FilterParameter, value: unknown): boolean {
+  if (parameter.operator === 'prefix') {
+    const { collation } = columnOf(metadata, parameter.field);
+    return (
+      collation !== undefined &&
+      CODE_POINT_COLLATIONS.has(collation) &&
+      successorOf(value as string) !== undefined
+    );
+  }
+  return BATCHED_OPERATORS.has(parameter.operator);
+}
+
+/**
+ * The first text after every text that starts with `prefix`, in code point order: its last code
+ * point counted up (past the surrogates, which UTF-8 does not hold); `undefined` when none is.
+ */
+export function successorOf(prefix: string): string | undefined {
+  const codePoints = [...prefix].map((character) => character.codePointAt(0)!);
+  while (codePoints.length > 0) {
+    const last = codePoints.pop()! + 1;
+    if (last <= MAX_CODE_POINT) {
+      return String.fromCodePoint(...codePoints, last === SURROGATES_FROM ? SURROGATES_BELOW : last);
+    }
+  }
+  return undefined;
+}
+
+const MAX_CODE_POINT = 0x10ffff;
+const SURROGATES_FROM = 0xd800;
+const SURROGATES_BELOW = 0xe000;
 
 function loadsPlainly(
   metadata: EntityMetadata,
@@ -165,6 +201,11 @@ function parametersOf(request: ListRequest): Record<string, unknown> {
   };
   for (const filter of request.filters) {
     Object.assign(parameters, filterCondition(filter)[1]);
+    if (filter.parameter.operator === 'prefix') {
+      const name = `listFilter${filter.parameter.index}`;
+      parameters[`${name}From`] = filter.value;
+      parameters[`${name}Below`] = successorOf(filter.value as string);
+    }
   }
   return parameters;
 }

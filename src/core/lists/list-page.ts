@@ -119,6 +119,15 @@ export function filterCondition(
     case 'null':
       return [`${path} ${value === true ? 'IS NULL' : 'IS NOT NULL'}`, {}];
     case 'prefix':
+      if (valueOf) {
+        // A batch's pattern is known only as the statement runs, too late for the planner to find
+        // its range in the index: the range is given too, as code points order a "C" column.
+        return [
+          `${path} LIKE ${ref(name, parameter.field, true)} AND ${path} >= ${ref(`${name}From`, parameter.field)} ` +
+            `AND ${path} < ${ref(`${name}Below`, parameter.field)}`,
+          {},
+        ];
+      }
       return [
         condition(() => `${path} LIKE ${ref(name, parameter.field, true)}`),
         { [name]: `${escapeLike(value as string)}%` },
