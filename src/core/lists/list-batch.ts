@@ -1,5 +1,4 @@
 import type { EntityManager, EntityMetadata, ObjectLiteral } from 'typeorm';
-import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 
 import type { FilterParameter, ListField } from './list-declaration.js';
 import {
@@ -16,13 +15,16 @@ import {
 } from './list-page.js';
 import type { ListRequest } from './list-request.js';
 
+/** TypeORM's metadata of a column, which its package's root does not export by name. */
+type ColumnMetadata = EntityMetadata['columns'][number];
+
 /**
  * Many pages of one list in one statement. Pages of one shape (the same sort, the same filters, a
  * cursor with the same NULLs, the same limit) differ only in their values, so a batch reads them all
- * at once: each request's values are a row of `unnest($1, $2, …)`, and the page's own query, built by
- * the query builder with those columns where its parameters were, is a `LATERAL` subquery run once per
- * row, from its index as alone. On pages the round trip to PostgreSQL costs more than the statement
- * (docs/performance.md#batched-reads-and-writes-of-plants).
+ * at once: each request's values are a row of `unnest($1, $2, …)`, and the page's own query, built
+ * by the query builder with those columns where its parameters were, is a `LATERAL` subquery run
+ * once per row, from its index as it would run alone. On pages the round trip to PostgreSQL costs
+ * more than the statement (docs/performance.md#batched-reads-and-writes-of-plants).
  *
  * Only the shapes whose conditions an index serves with a value known at run time are batched:
  * `contains` needs its pattern when the statement is planned, and so does `prefix`, unless its
@@ -88,10 +90,11 @@ export class ListBatch<E extends ObjectLiteral> {
 
   /** The pages of requests of this batch's shape, in order, read on `manager`. */
   async rows(manager: EntityManager, requests: ReadonlyArray<ListRequest<E>>): Promise<Array<ListRows<E>>> {
+    const values = requests.map(parametersOf);
     const parameters =
       this.names.length === 0
         ? [requests.length]
-        : this.names.map((name) => requests.map((request) => parametersOf(request)[name]));
+        : this.names.map((name) => values.map((value) => value[name]));
     const raw = await manager.query<Array<Record<string, unknown>>>(this.sql, parameters);
     const pages = requests.map((): E[] => []);
     for (const row of raw) {

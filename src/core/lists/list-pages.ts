@@ -37,7 +37,7 @@ const PAGES = {
   unavailable: isDatabaseUnavailableError,
   span: 'list batch page',
 };
-/** Shapes batched per list and manager: every one in use, in practice; a bound all the same. */
+/** Shapes batched per list: every one in use, in practice; a bound all the same. */
 const MAX_SHAPES = 256;
 /** Beyond a statement's own limit, a batch gets this long before the client hears 503. */
 const DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS = 500;
@@ -49,10 +49,10 @@ const DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS = 500;
  */
 @Injectable()
 export class ListPages {
-  /** By data source, by where it reads (the primary, a replica), by list and by shape. */
+  /** By data source, by list, by where it reads (the primary, a replica) and shape. */
   private readonly batches = new WeakMap<
     DataSource,
-    Map<string, Map<ListDeclaration<unknown>, Map<string, PageLoader>>>
+    Map<ListDeclaration<unknown>, Map<string, PageLoader>>
   >();
 
   constructor(@Inject(databaseConfig.KEY) private readonly config: DatabaseConfig) {}
@@ -91,23 +91,18 @@ export class ListPages {
     if (shape === undefined) {
       return undefined;
     }
-    let modes = this.batches.get(connection);
-    if (!modes) {
-      modes = new Map();
-      this.batches.set(connection, modes);
-    }
-    const mode = queryRunner?.getReplicationMode() ?? 'master';
-    let lists = modes.get(mode);
+    let lists = this.batches.get(connection);
     if (!lists) {
       lists = new Map();
-      modes.set(mode, lists);
+      this.batches.set(connection, lists);
     }
     let shapes = lists.get(request.list);
     if (!shapes) {
       shapes = new Map();
       lists.set(request.list, shapes);
     }
-    let loader = shapes.get(shape);
+    const key = `${queryRunner?.getReplicationMode() ?? 'master'} ${shape}`;
+    let loader = shapes.get(key);
     if (!loader && shapes.size < MAX_SHAPES) {
       const batch = new ListBatch<ObjectLiteral>(manager, metadata, request);
       // The first caller's manager: it waits for the batch, so its query runner is still its own.
@@ -122,7 +117,7 @@ export class ListPages {
           deadlineMs: this.config.statementTimeoutMs + DEADLINE_BEYOND_STATEMENT_TIMEOUT_MS,
         },
       );
-      shapes.set(shape, loader);
+      shapes.set(key, loader);
     }
     return loader;
   }
