@@ -81,8 +81,8 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { chmod, cp, mkdir, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { chmod, cp, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -91,8 +91,15 @@ import { parseArgs, promisify } from 'node:util';
 
 import pg from 'pg';
 
-import { EmbeddedPostgres } from '../dist/core/database/embedded-postgres.js';
 import { answersOf, contractProbes, differencesOf } from './contract-check.js';
+import {
+  assertRunning,
+  byteSize,
+  createMemoryCgroup,
+  freePort,
+  startDatabase,
+  stopProcess,
+} from './harness.js';
 
 const run = promisify(execFile);
 
@@ -224,7 +231,11 @@ if (ROUTE_NAMES.some((route) => ROUTES[route].method !== 'POST') && PRELOAD < 10
 }
 
 const SERVICE_NODE_OPTIONS = args['service-node-options'].trim();
-const MEMORY_LIMIT_BYTES = args['memory-limit'] === undefined ? undefined : byteSize(args['memory-limit']);
+const MEMORY_LIMIT_BYTES =
+  args['memory-limit'] === undefined
+    ? undefined
+    : (byteSize(args['memory-limit']) ??
+      usage(`--memory-limit takes a size such as 256M or 1G, not ${args['memory-limit']}`));
 /** Creates use ids far above the preloaded ones; start-up probes use ids below 1. */
 let nextIdBase = 1_000_000_000_000;
 let nextProbeId = -1_000_000;
@@ -248,7 +259,11 @@ async function main() {
     `${runCount} runs of ${WARMUP_S} + ${DURATION_S} s (${ROUNDS} round${ROUNDS > 1 ? 's' : ''}), load generator ` +
       `${loadGenerator}: about ${Math.ceil((runCount * (WARMUP_S + DURATION_S + 1)) / 60)} min, and the preload`,
   );
-  const database = await startDatabase();
+  // As a production server would be, sized so that its buffers hold the plants (--shared-buffers).
+  const database = await startDatabase(
+    'plant_store_bench',
+    SHARED_BUFFERS ? { shared_buffers: SHARED_BUFFERS } : {},
+  );
   const db = new pg.Pool({ connectionString: database.url, max: 2 });
   const results = {
     label: args.label ?? null,
@@ -274,7 +289,10 @@ async function main() {
   const servers = {};
   if (MEMORY_LIMIT_BYTES !== undefined) {
     for (const target of DEPLOYED.filter((deployed) => TARGET_NAMES.includes(deployed))) {
-      memoryCgroups[target] = await createMemoryCgroup(target, MEMORY_LIMIT_BYTES);
+      memoryCgroups[target] = await createMemoryCgroup(
+        `plant-store-bench-${target}`,
+        MEMORY_LIMIT_BYTES,
+      ).catch((error) => usage(`--memory-limit: ${error.message}`));
     }
   }
   try {
@@ -390,35 +408,6 @@ function runPlan() {
 
 // ---------------------------------------------------------------------------
 // The database
-
-/** DATABASE_URL (whose name must say bench or test: plants are deleted), or an embedded PostgreSQL. */
-async function startDatabase() {
-  if (process.env.DATABASE_URL) {
-    const name = new URL(process.env.DATABASE_URL).pathname.slice(1);
-    if (!/bench|test/i.test(name)) {
-      throw new Error(
-        `Refusing to benchmark on "${name}": its plants are deleted; use a database named *bench* or *test*`,
-      );
-    }
-    return { url: process.env.DATABASE_URL, stop: async () => undefined };
-  }
-  const dataDir = join(os.tmpdir(), `plant-store-bench-${process.pid}`);
-  // Durable, as in production: fsync and synchronous commit on; and, as a production
-  // server would be, sized so that its buffers hold the plants (--shared-buffers).
-  const server = await EmbeddedPostgres.start({
-    dataDir,
-    database: 'plant_store_bench',
-    settings: SHARED_BUFFERS ? { shared_buffers: SHARED_BUFFERS } : {},
-  });
-  return {
-    url: server.url,
-    stop: async () => {
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
-      await rm(`${dataDir}.password`, { force: true });
-    },
-  };
-}
 
 /**
  * Plants 1..N in one statement, then VACUUM ANALYZE. A table that holds exactly
@@ -645,25 +634,6 @@ function spawnNode(target, script, env) {
   return child;
 }
 
-function assertRunning(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    throw new Error(
-      `The ${child.target} exited (${child.signalCode ?? `code ${child.exitCode}`}); its log: ${child.logFile}`,
-    );
-  }
-}
-
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return;
-  }
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const killed = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(killed);
-}
-
 /** Milliseconds from `startedAt` to the first 200 on POST /plants. */
 async function firstCreate(server, startedAt) {
   for (;;) {
@@ -855,26 +825,6 @@ async function cpuSeconds(pid) {
 
 /** Each service build's memory cgroup (--memory-limit), made for this run: cgroup v1, as root. */
 const memoryCgroups = {};
-
-async function createMemoryCgroup(target, limitBytes) {
-  const path = `/sys/fs/cgroup/memory/plant-store-bench-${target}-${process.pid}`;
-  try {
-    await mkdir(path);
-    await writeFile(join(path, 'memory.limit_in_bytes'), String(limitBytes));
-  } catch (error) {
-    usage(
-      `--memory-limit needs root and cgroup v1's memory controller at /sys/fs/cgroup/memory (${error.message})`,
-    );
-  }
-  const read = (file) => readFile(join(path, file), 'utf8');
-  return {
-    path,
-    resetPeak: () => writeFile(join(path, 'memory.max_usage_in_bytes'), '0'),
-    peakMb: async () => Math.round(Number(await read('memory.max_usage_in_bytes')) / 2 ** 20),
-    oomKills: async () => Number(/oom_kill (\d+)/.exec(await read('memory.oom_control'))?.[1] ?? 0),
-    remove: () => rmdir(path).catch(() => undefined),
-  };
-}
 
 async function rssMb(pid) {
   const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
@@ -1280,15 +1230,6 @@ function sharedBuffers(text) {
   return `${Math.min(Math.max(mb, 128), Math.floor(os.totalmem() / 4 / 2 ** 20))}MB`;
 }
 
-/** 256M, 1G, 300000000: bytes. */
-function byteSize(text) {
-  const match = /^(\d+)([KMG]?)$/i.exec(text);
-  if (!match) {
-    usage(`--memory-limit takes a size such as 256M or 1G, not ${text}`);
-  }
-  return Number(match[1]) * 1024 ** ' KMG'.indexOf(match[2].toUpperCase() || ' ');
-}
-
 function numberList(name, text) {
   return text.split(',').map((item) => positiveNumber(name, item.trim()));
 }
@@ -1349,17 +1290,6 @@ async function hasWrk() {
     () => true,
     (error) => error.code !== 'ENOENT',
   );
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 // Ctrl-C: stop the servers and the embedded PostgreSQL (which runs in a session of its own) too.

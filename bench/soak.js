@@ -32,9 +32,8 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -42,7 +41,14 @@ import { parseArgs, promisify } from 'node:util';
 
 import pg from 'pg';
 
-import { EmbeddedPostgres } from '../dist/core/database/embedded-postgres.js';
+import {
+  assertRunning,
+  byteSize,
+  createMemoryCgroup,
+  freePort,
+  startDatabase,
+  stopProcess,
+} from './harness.js';
 
 const run = promisify(execFile);
 
@@ -77,7 +83,9 @@ const WARMUP_S = wholeNumber('warmup', args.warmup);
 const SAMPLE_EVERY_S = wholeNumber('sample-every', args['sample-every']);
 const CONNECTIONS = wholeNumber('connections', args.connections);
 const PRELOAD = wholeNumber('preload', args.preload);
-const MEMORY_LIMIT_BYTES = byteSize(args['memory-limit']);
+const MEMORY_LIMIT_BYTES =
+  byteSize(args['memory-limit']) ??
+  usage(`--memory-limit takes a size such as 384M, not ${args['memory-limit']}`);
 const NODE_OPTIONS = [
   args['node-options'],
   ...(args['heap-snapshots']
@@ -130,13 +138,15 @@ async function main() {
     machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, node: process.version },
   };
   try {
-    const database = await startDatabase();
+    const database = await startDatabase('plant_store_soak').catch((error) => usage(error.message));
     cleanups.unshift(database.stop);
     const redisUrl = args.redis ? await startRedis(cleanups) : undefined;
     if (args['heap-snapshots']) {
       await mkdir(args['heap-snapshots'], { recursive: true });
     }
-    const cgroup = await createMemoryCgroup(MEMORY_LIMIT_BYTES);
+    const cgroup = await createMemoryCgroup('plant-store-soak', MEMORY_LIMIT_BYTES).catch((error) =>
+      usage(error.message),
+    );
     cleanups.unshift(cgroup.remove);
     const [port, metricsPort] = [await freePort(), await freePort()];
     const service = startService(cgroup, logFile, {
@@ -152,7 +162,7 @@ async function main() {
       ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
       ...(NODE_OPTIONS ? { NODE_OPTIONS } : {}),
     });
-    cleanups.unshift(() => stop(service));
+    cleanups.unshift(() => stopProcess(service));
     const base = `http://127.0.0.1:${port}`;
     await waitUntilReady(service, base);
     console.log(
@@ -194,7 +204,7 @@ async function main() {
     results.requests = load.counts();
     results.creates = await checkCreates(db, load);
     results.memory = memorySummary(samples);
-    await stop(service);
+    await stopProcess(service);
     results.oomKills = await cgroup.oomKills();
     results.logLines = service.logLines;
     report(results);
@@ -232,27 +242,9 @@ function startService(cgroup, logFile, env) {
     });
   }
   child.once('exit', () => log.end());
+  child.target = 'service';
   child.logFile = logFile;
   return child;
-}
-
-function assertRunning(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    throw new Error(
-      `The service exited (${child.signalCode ?? `code ${child.exitCode}`}); its log: ${child.logFile}`,
-    );
-  }
-}
-
-async function stop(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return;
-  }
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  const killed = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(killed);
 }
 
 async function waitUntilReady(service, base) {
@@ -270,50 +262,6 @@ async function waitUntilReady(service, base) {
   throw new Error(`The service is not ready; its log: ${service.logFile}`);
 }
 
-async function createMemoryCgroup(limitBytes) {
-  const path = `/sys/fs/cgroup/memory/plant-store-soak-${process.pid}`;
-  try {
-    await mkdir(path);
-    await writeFile(join(path, 'memory.limit_in_bytes'), String(limitBytes));
-  } catch (error) {
-    usage(`needs root and cgroup v1's memory controller at /sys/fs/cgroup/memory (${error.message})`);
-  }
-  const read = (file) => readFile(join(path, file), 'utf8');
-  return {
-    path,
-    usageBytes: async () => Number(await read('memory.usage_in_bytes')),
-    /** The cgroup's anonymous memory and page cache (memory.stat). */
-    stat: async () => {
-      const text = await read('memory.stat');
-      const value = (key) => Number(new RegExp(`^total_${key} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-      return { rssBytes: value('rss'), cacheBytes: value('cache') };
-    },
-    oomKills: async () => Number(/oom_kill (\d+)/.exec(await read('memory.oom_control'))?.[1] ?? 0),
-    remove: () => rmdir(path).catch(() => undefined),
-  };
-}
-
-/** DATABASE_URL (whose name must say bench or test), or an embedded PostgreSQL, durable as in production. */
-async function startDatabase() {
-  if (process.env.DATABASE_URL) {
-    const name = new URL(process.env.DATABASE_URL).pathname.slice(1);
-    if (!/bench|test/i.test(name)) {
-      usage(`refusing to soak "${name}": its plants are deleted; use a database named *bench* or *test*`);
-    }
-    return { url: process.env.DATABASE_URL, stop: async () => undefined };
-  }
-  const dataDir = join(os.tmpdir(), `plant-store-soak-${process.pid}`);
-  const server = await EmbeddedPostgres.start({ dataDir, database: 'plant_store_soak' });
-  return {
-    url: server.url,
-    stop: async () => {
-      await server.stop();
-      await rm(dataDir, { recursive: true, force: true });
-      await rm(`${dataDir}.password`, { force: true });
-    },
-  };
-}
-
 async function startRedis(cleanups) {
   const port = await freePort();
   const redis = spawn(
@@ -321,7 +269,7 @@ async function startRedis(cleanups) {
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
     { stdio: 'ignore' },
   );
-  cleanups.unshift(() => stop(redis));
+  cleanups.unshift(() => stopProcess(redis));
   for (let attempt = 0; attempt < 100; attempt++) {
     if (
       await run('redis-cli', ['-p', String(port), 'ping']).then(
@@ -594,15 +542,6 @@ function wholeNumber(name, text) {
   return value;
 }
 
-/** 384m, 1G, 300000000: bytes. */
-function byteSize(text) {
-  const match = /^(\d+)([KMG]?)$/i.exec(text);
-  if (!match) {
-    usage(`--memory-limit takes a size such as 384M, not ${text}`);
-  }
-  return Number(match[1]) * 1024 ** ' KMG'.indexOf(match[2].toUpperCase() || ' ');
-}
-
 function mb(bytes) {
   return Number.isNaN(bytes) ? null : round(bytes / MB, 1);
 }
@@ -615,17 +554,6 @@ function median(values) {
 function round(value, digits = 3) {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
-}
-
-function freePort() {
-  return new Promise((done, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
 }
 
 await main();
