@@ -36,6 +36,9 @@ describeWith([PGBOUNCER])('behind PgBouncer in transaction pooling', () => {
       // Every change records its event in a transaction of its own, through the pooler too.
       WEBHOOK_URLS: receiver.url,
       WEBHOOK_SECRET: webhookSecret(),
+      // 32 workers share the pool's 10 connections: on a machine busy with other suites, one could
+      // wait past the default 500 ms for a connection (503), which is not what is tested here.
+      DATABASE_CONNECT_TIMEOUT_MS: '5000',
       LOG_LEVEL: 'error',
     });
   });
